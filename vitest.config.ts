@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// `.ci/run` sets NGYM_TEST_REPORT to get a JSON report it can count; people see the default reporter.
+// `.ci/test-all.sh` sets NGYM_TEST_REPORT to get a JSON report it can count; people see the default reporter.
 const report = process.env.NGYM_TEST_REPORT;
 
 export default defineConfig({

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every test suite of the project one after another and ends with the line "N passed, N failed" over all
+# of them. The README's test command (`npm run test:all`) and CI's .ci/run both call it.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${NGYM_TEST_OUT:-.ci/out}
+rm -rf "$out"
+mkdir -p "$out"
+status=0
+
+# suite KIND NAME COMMAND...: runs one suite. KIND says how its counts are read: vitest (JSON report),
+# pytest (JUnit XML), check (a command that passes or fails as one test).
+suite() {
+  local kind=$1 name=$2
+  shift 2
+  local report="$PWD/$out/$name.$kind" rc
+  echo "=== suite $name: $*"
+  case $kind in
+    vitest) NGYM_TEST_REPORT="$report" "$@" ;;
+    pytest) "$@" --junitxml="$report" ;;
+    check) "$@" ;;
+    *) echo "unknown suite kind $kind" >&2; return 2 ;;
+  esac
+  rc=$?
+  printf '%s\t%s\t%s\t%s\n' "$kind" "$name" "$rc" "$report" >>"$out/suites.tsv"
+  [ "$rc" = 0 ] || status=1
+}
+
+suite vitest npm-test npm test
+
+node .ci/summarize.mjs "$out/suites.tsv"
+exit $status
