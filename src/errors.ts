@@ -25,6 +25,7 @@ export type NgymErrorCode =
   | 'NGYM_INPUT_INVALID'
   | 'NGYM_ROLLOUT_FAILED'
   | 'NGYM_JUDGE_FAILED'
+  | 'NGYM_SANDBOX'
   | 'NGYM_INTERNAL'
   | 'NGYM_USAGE';
 

@@ -1,0 +1,14 @@
+export { bubblewrapUnavailableReason } from './availability.ts';
+export { SANDBOX_PATH, SANDBOX_USER } from './bubblewrap.ts';
+export { SECCOMP_BLOCKED_CALLS } from './seccomp.ts';
+export {
+  Sandbox,
+  type SandboxConfig,
+  sandboxConfigSchema,
+  SandboxError,
+  type SandboxOptions,
+  type SandboxProviderName,
+  SandboxSession,
+  type SessionOptions,
+} from './sandbox.ts';
+export { DEFAULT_LIMITS, type SandboxRunHandle, type SandboxRunRequest, type SandboxRunResult, type SandboxRunStatus, type SandboxFile, type SandboxLimits, succeeded } from './types.ts';
