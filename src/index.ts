@@ -36,6 +36,7 @@ export {
 export { pythonJsonLoads, type PythonJsonLoadsOptions, pythonJsonLoadsWithFloats } from './util/python-json-loads.ts';
 export { PACKAGE_ROOT } from './util/package-root.ts';
 export { Semaphore } from './util/semaphore.ts';
+export { AsyncQueue } from './util/async-queue.ts';
 export {
   type CollectionSummary,
   type CollectOptions,

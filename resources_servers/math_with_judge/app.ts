@@ -4,7 +4,7 @@
  * with a time limit) decides first; when it finds no match and `should_use_judge` is set, an LLM judge
  * compares the expected answer with the whole generation in both orders, and both must say "equal".
  */
-import { defineResourcesServer, DEFAULT_MATH_TIMEOUT_SECONDS, judgeConfigShape, LlmJudge, MathVerifier, parseVerdict, PromptTemplate, type JudgeEvaluation, type Response } from 'ngym';
+import { defineResourcesServer, DEFAULT_MATH_TIMEOUT_SECONDS, judgeConfigShape, LlmJudge, MathVerifier, parseVerdict, PromptTemplate, type JudgeEvaluation, responseOutputText } from 'ngym';
 import * as z from 'zod';
 
 // Upstream's judge prompt (data carried over verbatim, including the two spaces after "1." and "2.").
@@ -21,18 +21,6 @@ export const JUDGE_PROMPT_TEMPLATE = new PromptTemplate(
 );
 
 const LABELS = { equal: '[[A=B]]', notEqual: '[[A!=B]]' };
-
-/** Every output_text part of every message item, concatenated without separator (upstream's rule). */
-export function generatedText(response: Response): string {
-  let text = '';
-  for (const item of response.output) {
-    if (item.type !== 'message') continue;
-    const content = (item as { content: unknown }).content;
-    if (!Array.isArray(content)) continue;
-    for (const part of content) if (part?.type === 'output_text' && typeof part.text === 'string') text += part.text;
-  }
-  return text;
-}
 
 export default defineResourcesServer({
   className: 'LibraryJudgeMathResourcesServer',
@@ -54,7 +42,7 @@ export default defineResourcesServer({
   verify: async (request, { config, state, logger }) => {
     const question = request.question as string;
     const expected = request.expected_answer as string;
-    const generated = generatedText(request.response);
+    const generated = responseOutputText(request.response);
     const library = await state.math.check(expected, generated);
     if (library.failure !== undefined) logger.warn({ failure: library.failure, elapsedMs: Math.round(library.elapsedMs) }, 'math library check gave no verdict');
     const result = { expected_answer: expected, extracted_answer: library.extractedAnswer, library_reward: library.reward };

@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bubblewrapUnavailableReason } from '../sandbox/availability.ts';
 import { lastUserContent, readJsonlRows, runCli, SHARED_SKIP_MESSAGE, sharedFixture, sharedFixturesAvailable, startGymProcess } from '../testing/index.ts';
 
 /** A task's identity: its last user message. */
@@ -26,9 +27,9 @@ const ENVIRONMENTS: { env: string; agent: string; config?: string }[] = [
   { env: 'instruction_following', agent: 'instruction_following_simple_agent' },
   { env: 'structured_outputs', agent: 'structured_outputs_simple_agent', config: 'structured_outputs_json' },
   { env: 'mcqa', agent: 'mcqa_simple_agent' },
+  // Runs the recorded solutions in the sandbox.
+  ...(bubblewrapUnavailableReason() === null ? [{ env: 'code_gen', agent: 'code_gen_simple_agent' }] : []),
 ];
-
-
 
 describe.skipIf(!sharedFixturesAvailable())('upstream conformance: run + collect with strict replay', () => {
   for (const { env, agent, config = env } of ENVIRONMENTS) {

@@ -13,6 +13,7 @@ export {
   ToolParam,
   TrainingFields,
   assistantText,
+  responseOutputText,
   normalizeInput,
   sumUsage,
 } from './responses.ts';

@@ -1,5 +1,6 @@
 export { bubblewrapUnavailableReason } from './availability.ts';
 export { SANDBOX_PATH, SANDBOX_USER } from './bubblewrap.ts';
+export { JsonLineProcess } from './json-line-process.ts';
 export { SECCOMP_BLOCKED_CALLS } from './seccomp.ts';
 export {
   Sandbox,
@@ -11,4 +12,14 @@ export {
   SandboxSession,
   type SessionOptions,
 } from './sandbox.ts';
-export { DEFAULT_LIMITS, type SandboxRunHandle, type SandboxRunRequest, type SandboxRunResult, type SandboxRunStatus, type SandboxFile, type SandboxLimits, succeeded } from './types.ts';
+export {
+  DEFAULT_LIMITS,
+  onStdoutLines,
+  type SandboxFile,
+  type SandboxLimits,
+  type SandboxRunHandle,
+  type SandboxRunRequest,
+  type SandboxRunResult,
+  type SandboxRunStatus,
+  succeeded,
+} from './types.ts';

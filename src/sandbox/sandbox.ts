@@ -280,6 +280,27 @@ export class Sandbox {
     return result;
   }
 
+  /**
+   * Starts a program in a box of the pool and hands back the running program: the host streams its stdin
+   * and stdout, and may kill it (for example once its output settles a test). The box returns to the pool
+   * when the run ends.
+   */
+  async start(request: SandboxRunRequest): Promise<SandboxRunHandle> {
+    const box = await this.acquire();
+    let handle: SandboxRunHandle;
+    try {
+      handle = box.start(request, this.limits);
+    } catch (error) {
+      this.release(box);
+      throw error;
+    }
+    void handle.result.then(() => {
+      this.runs++;
+      this.release(box);
+    });
+    return handle;
+  }
+
   /** A box of its own for several runs (shared work directory) or one long-lived process. */
   async openSession(options: SessionOptions = {}): Promise<SandboxSession> {
     const plain = options.mounts === undefined && options.workdir === undefined && options.image === undefined && options.workspace === undefined;

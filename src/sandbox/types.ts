@@ -107,3 +107,18 @@ export interface SandboxRunHandle {
   onStdout(listener: (chunk: Buffer) => void): void;
   readonly result: Promise<SandboxRunResult>;
 }
+
+/** Calls `listener` with each complete line (without its "\n") a running program writes to stdout. */
+export function onStdoutLines(handle: SandboxRunHandle, listener: (line: string) => void): void {
+  let pending: Buffer[] = [];
+  handle.onStdout((chunk) => {
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, newline));
+      listener(Buffer.concat(pending).toString('utf8'));
+      pending = [];
+      start = newline + 1;
+    }
+    if (start < chunk.length) pending.push(chunk.subarray(start));
+  });
+}

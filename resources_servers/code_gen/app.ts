@@ -1,0 +1,114 @@
+/**
+ * code_gen: competitive programming. The model's last ```python block runs against the task's unit tests
+ * (stdin/stdout, or call-based with `fn_name`) in the sandbox; the reward is 1.0 when every test passes.
+ * Same instance names, row format, verify response and rewards as NeMo Gym's code_gen (0.7.0), which
+ * runs the same LiveCodeBench rules unsandboxed (see grade.ts).
+ */
+import { inflateSync } from 'node:zlib';
+import { defineResourcesServer, NgymError, pythonStrip, type Response, responseOutputText, Sandbox, sandboxConfigSchema, Semaphore } from 'ngym';
+import * as z from 'zod';
+import { Grader, type UnitTests } from './grade.ts';
+
+const PlainTests = z.looseObject({ inputs: z.array(z.string()), outputs: z.array(z.string()), fn_name: z.string().nullable().optional() });
+// Upstream's datasets may store the tests zlib-compressed and base64-encoded, to keep large files small.
+const PackedTests = z.looseObject({ packed: z.string(), fn_name: z.string().nullable().optional() });
+
+/** The tests of a row, unpacked. */
+export function unitTestsOf(raw: z.infer<typeof PlainTests> | z.infer<typeof PackedTests>): UnitTests {
+  if (!('packed' in raw)) return raw as UnitTests;
+  let decoded: z.infer<typeof PlainTests>;
+  try {
+    decoded = PlainTests.parse(JSON.parse(inflateSync(Buffer.from(raw.packed as string, 'base64')).toString('utf8')));
+  } catch (error) {
+    throw new NgymError('NGYM_INVALID_REQUEST', `verifier_metadata.unit_tests.packed is not base64 of zlib-compressed {inputs, outputs} JSON: ${(error as Error).message}`, { status: 422 });
+  }
+  return { inputs: decoded.inputs, outputs: decoded.outputs, fn_name: raw.fn_name ?? null };
+}
+
+/** The text between the last two lines that contain ``` (LiveCodeBench's extraction); '' with fewer. */
+export function extractCode(text: string): string {
+  const lines = text.split('\n');
+  const fences = lines.flatMap((line, index) => (line.includes('```') ? [index] : []));
+  if (fences.length < 2) return '';
+  return lines.slice((fences.at(-2) as number) + 1, fences.at(-1)).join('\n');
+}
+
+/** `<think>` tags in the final answer, or more than one of either tag in the reasoning. */
+export function hasReasoningFormatViolation(response: Response): boolean {
+  const answer = responseOutputText(response);
+  if (answer.includes('<think>') || answer.includes('</think>')) return true;
+  let reasoning = '';
+  for (const item of response.output) {
+    if (item.type !== 'reasoning') continue;
+    for (const part of item.summary ?? []) if (typeof part.text === 'string') reasoning += part.text;
+  }
+  const count = (tag: string) => reasoning.split(tag).length - 1;
+  return count('<think>') > 1 || count('</think>') > 1;
+}
+
+export default defineResourcesServer({
+  className: 'CompCodingResourcesServer',
+  config: {
+    /** Solutions graded at once. */
+    num_processes: z.number().int().positive().default(8),
+    /** Time limit of each test (and of loading the code), in whole seconds as upstream's SIGALRM. */
+    unit_test_timeout_secs: z.number().int().positive().default(10),
+    /** Accepted for upstream's configs; no effect. */
+    debug: z.boolean().default(false),
+    /** The reward of an answer with misplaced `<think>` tags (upstream 0.7.0). */
+    reasoning_format_penalty: z.number().default(0.0),
+    sandbox: sandboxConfigSchema,
+  },
+  setup: async ({ config }) => {
+    const sandbox = Sandbox.fromConfig(config.sandbox);
+    try {
+      await sandbox.check();
+    } catch (error) {
+      await sandbox.close();
+      throw error;
+    }
+    return { sandbox, grader: new Grader(sandbox, config.unit_test_timeout_secs), slots: new Semaphore(config.num_processes) };
+  },
+  close: async (state) => {
+    state.grader.close();
+    await state.sandbox.close();
+  },
+  verifyRequest: z.looseObject({
+    verifier_metadata: z.looseObject({ unit_tests: z.union([PlainTests, PackedTests]), difficulty: z.string().nullable().optional() }),
+  }),
+  verify: async (request, { config, state }) => {
+    const metadata = request.verifier_metadata as { unit_tests: z.infer<typeof PlainTests> | z.infer<typeof PackedTests>; difficulty?: string | null };
+    const answer = {
+      extracted_model_output: null as string | null,
+      extracted_model_code: null as string | null,
+      result: null as unknown[] | null,
+      metadata: null as Record<string, unknown> | null,
+      unit_tests_time_taken: null as number | null,
+      reasoning_format_violation_rate: 0.0,
+      difficulty: metadata.difficulty ?? null,
+    };
+    const modelOutput = responseOutputText(request.response);
+    if (pythonStrip(modelOutput) === '') return { reward: 0.0, ...answer };
+    const tests = unitTestsOf(metadata.unit_tests);
+    const code = extractCode(modelOutput);
+    if (code === '') return { reward: 0.0, ...answer, extracted_model_output: modelOutput };
+
+    const { grade, seconds } = await state.slots.run(async () => {
+      const started = performance.now();
+      const grade = await state.grader.grade(code, tests);
+      return { grade, seconds: (performance.now() - started) / 1000 };
+    });
+    const violation = hasReasoningFormatViolation(request.response);
+    const passed = grade.result.every((entry) => entry === true);
+    return {
+      reward: violation ? config.reasoning_format_penalty : passed ? 1.0 : 0.0,
+      ...answer,
+      extracted_model_output: modelOutput,
+      extracted_model_code: code,
+      result: grade.result,
+      metadata: grade.metadata,
+      unit_tests_time_taken: seconds,
+      reasoning_format_violation_rate: violation ? 1.0 : 0.0,
+    };
+  },
+});
