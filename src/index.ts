@@ -20,6 +20,7 @@ export { pyFloat, PythonFloat, pythonExceptionRepr, pythonFloatRepr, pythonJsonD
 export {
   type ComparisonOperator,
   isPythonDict,
+  parsePythonFloat,
   PythonError,
   pythonCompare,
   pythonContains,

@@ -60,13 +60,7 @@ export default defineResourcesServer({
     sandbox: sandboxConfigSchema,
   },
   setup: async ({ config }) => {
-    const sandbox = Sandbox.fromConfig(config.sandbox);
-    try {
-      await sandbox.check();
-    } catch (error) {
-      await sandbox.close();
-      throw error;
-    }
+    const sandbox = await Sandbox.checkedFromConfig(config.sandbox);
     return { sandbox, grader: new Grader(sandbox, config.unit_test_timeout_secs), slots: new Semaphore(config.num_processes) };
   },
   close: async (state) => {

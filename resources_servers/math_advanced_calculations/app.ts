@@ -4,9 +4,9 @@
  * and is rewarded 1.0 only when every ground-truth value appears, exactly, among the tool results of its
  * trajectory. Tools are one catch-all route, as upstream: `POST /<tool>` with `{a?, b?, radians?, base?}`.
  */
-import { defineResourcesServer, readJsonBody, type ResponseItem } from 'ngym';
+import { defineResourcesServer, parsePythonFloat, readJsonBody, type ResponseItem } from 'ngym';
 import * as z from 'zod';
-import { parsePythonFloat, runCalculatorTool } from './calculator.ts';
+import { runCalculatorTool } from './calculator.ts';
 
 function valueError(message: string): Error {
   return Object.assign(new Error(message), { name: 'ValueError' });

@@ -5,7 +5,7 @@
  * float as pydantic does, argument mistakes raise Python's TypeError texts, maths errors Python's
  * exceptions, and a result prints as a Python float.
  */
-import { type FunctionToolDefinition, pyFloat, pythonFloatRepr, pythonJsonDumps, RequestValidationError, type ValidationDetail } from 'ngym';
+import { type FunctionToolDefinition, parsePythonFloat, pyFloat, pythonFloatRepr, pythonJsonDumps, RequestValidationError, type ValidationDetail } from 'ngym';
 import { type ComplexNumber, PythonMathError, pyCos, pyLog, pyPow, pySin } from './python-math.ts';
 
 /** The fields of upstream's request model, in declaration order (the order Python binds them). */
@@ -95,20 +95,6 @@ export function calculatorToolDefinitions(): FunctionToolDefinition[] {
     },
     strict: true,
   }));
-}
-
-const DIGITS = '\\d(?:_?\\d)*';
-const FLOAT_TEXT = new RegExp(`^([+-]?)(?:((?:${DIGITS})?\\.?(?:${DIGITS})?(?:[eE][+-]?${DIGITS})?)|(inf|infinity)|(nan))$`, 'i');
-
-/** Python's `float(text)`: surrounding whitespace, underscores between digits, inf/nan; undefined if invalid. */
-export function parsePythonFloat(text: string): number | undefined {
-  const match = FLOAT_TEXT.exec(text.trim());
-  if (match === null) return undefined;
-  const [, sign, decimal, infinity, nan] = match;
-  if (nan !== undefined) return Number.NaN;
-  if (infinity !== undefined) return sign === '-' ? -Infinity : Infinity;
-  if (decimal === undefined || !/\d/.test(decimal.split(/[eE]/)[0] as string)) return undefined;
-  return Number(`${sign}${decimal.replaceAll('_', '')}`);
 }
 
 /** pydantic's lax float: numbers, booleans and numeric strings; anything else is a 422 detail. */

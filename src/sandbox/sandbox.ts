@@ -145,6 +145,21 @@ export class Sandbox {
     });
   }
 
+  /**
+   * A sandbox from an environment's config, already checked to work (one box started and run): what an
+   * environment's setup calls, so a missing requirement stops the server at start with the reason.
+   */
+  static async checkedFromConfig(config: SandboxConfig, limits: Partial<SandboxLimits> = {}): Promise<Sandbox> {
+    const sandbox = Sandbox.fromConfig(config, limits);
+    try {
+      await sandbox.check();
+    } catch (error) {
+      await sandbox.close();
+      throw error;
+    }
+    return sandbox;
+  }
+
   private spawnSpec(session: SessionOptions = {}): BoxSpawn {
     const workdir = session.workdir ?? this.options.workdir;
     const mounts = session.mounts ?? [];

@@ -11,10 +11,13 @@ export interface SessionStoreOptions {
 export class SessionStore<T> {
   private readonly entries = new Map<string, { value: T; touched: number }>();
   private readonly idleTtlMs: number | null;
+  private readonly onEvict: ((value: T, sessionId: string) => void) | undefined;
   private lastSweep = Date.now();
 
-  constructor(options: SessionStoreOptions = {}) {
+  /** `onEvict` gets each entry evicted for idleness, to release what it holds (a process, a sandbox). */
+  constructor(options: SessionStoreOptions & { onEvict?: (value: T, sessionId: string) => void } = {}) {
     this.idleTtlMs = options.idleTtlMs === undefined ? 3_600_000 : options.idleTtlMs;
+    this.onEvict = options.onEvict;
   }
 
   get size(): number {
@@ -56,6 +59,10 @@ export class SessionStore<T> {
     const now = Date.now();
     if (now - this.lastSweep < Math.min(60_000, this.idleTtlMs)) return;
     this.lastSweep = now;
-    for (const [id, entry] of this.entries) if (now - entry.touched > this.idleTtlMs) this.entries.delete(id);
+    for (const [id, entry] of this.entries) {
+      if (now - entry.touched <= this.idleTtlMs) continue;
+      this.entries.delete(id);
+      this.onEvict?.(entry.value, id);
+    }
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pyFloat } from './python-json.ts';
-import { PythonError, pythonCompare, pythonContains, pythonEquals, pythonInt, pythonRepr, pythonStr, pythonTruthy } from './python-values.ts';
+import { parsePythonFloat, PythonError, pythonCompare, pythonContains, pythonEquals, pythonInt, pythonRepr, pythonStr, pythonTruthy } from './python-values.ts';
 
 function pythonErrorOf(run: () => unknown): { type: string; message: string } {
   try {
@@ -61,5 +61,17 @@ describe('Python builtins', () => {
     expect(pythonContains('a@b.c', '@')).toBe(true);
     expect(pythonContains(['x', 1], pyFloat(1))).toBe(true);
     expect(pythonErrorOf(() => pythonContains(5, '@'))).toEqual({ type: 'TypeError', message: "argument of type 'int' is not iterable" });
+  });
+});
+
+describe('parsePythonFloat', () => {
+  it("parses what Python's float() parses", () => {
+    expect(parsePythonFloat(' 1_000.5 ')).toBe(1000.5);
+    expect(parsePythonFloat('\u2003-.5e1\n')).toBe(-5);
+    expect(parsePythonFloat('٣.٥')).toBe(3.5);
+    expect(parsePythonFloat('𝟗𝟘')).toBe(90);
+    expect(parsePythonFloat('-Infinity')).toBe(-Infinity);
+    expect(parsePythonFloat('NaN')).toBeNaN();
+    for (const invalid of ['', '.', '1__0', '_1', '1e', 'e5', '0x10', '1.5.2']) expect(parsePythonFloat(invalid), invalid).toBeUndefined();
   });
 });

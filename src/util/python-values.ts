@@ -160,3 +160,27 @@ export function pythonLower(value: unknown): string {
   if (typeof value !== 'string') throw new PythonError('AttributeError', `'${pythonTypeName(value)}' object has no attribute 'lower'`);
   return value.toLowerCase();
 }
+
+const DIGITS = '\\d(?:_?\\d)*';
+const FLOAT_TEXT = new RegExp(`^([+-]?)(?:((?:${DIGITS})?\\.?(?:${DIGITS})?(?:[eE][+-]?${DIGITS})?)|(inf|infinity)|(nan))$`, 'i');
+
+const DECIMAL_DIGIT = /\p{Nd}/u;
+
+/** A Unicode decimal digit's value: digits come in runs of whole 0-9 sets, so count from the run's start. */
+function digitValue(codePoint: number): number {
+  let start = codePoint;
+  while (DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start--;
+  return (codePoint - start) % 10;
+}
+
+/** Python's `float(text)`: surrounding whitespace, underscores between digits, any script's decimal digits, inf/nan; undefined if invalid. */
+export function parsePythonFloat(text: string): number | undefined {
+  const ascii = Array.from(pythonStrip(text), (char) => (char >= '0' && char <= '9') || !DECIMAL_DIGIT.test(char) ? char : String(digitValue(char.codePointAt(0) as number))).join('');
+  const match = FLOAT_TEXT.exec(ascii);
+  if (match === null) return undefined;
+  const [, sign, decimal, infinity, nan] = match;
+  if (nan !== undefined) return Number.NaN;
+  if (infinity !== undefined) return sign === '-' ? -Infinity : Infinity;
+  if (decimal === undefined || !/\d/.test(decimal.split(/[eE]/)[0] as string)) return undefined;
+  return Number(`${sign}${decimal.replaceAll('_', '')}`);
+}
