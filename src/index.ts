@@ -79,6 +79,7 @@ export {
   pythonRstrip,
   pythonSlice,
   pythonSplit,
+  pythonSplitlines,
   pythonStrip,
 } from './util/python-str.ts';
 export {

@@ -2,7 +2,8 @@
  * Recorded rollouts indexed for replay. A request's input is the task's original input followed by the
  * conversation so far; the matching recording is the one whose original input is a prefix of it and
  * whose recorded model items agree with the conversation so far. The reply is the next recorded model
- * items, up to the next tool output (which the agent must produce by calling the real tools).
+ * items, up to the next item the agent supplies: a tool output (the agent calls the real tools) or a user
+ * message (a bash agent's observation of the command it ran).
  *
  * In strict mode the tool outputs the agent sends must equal the recorded ones byte for byte; the first
  * divergence is reported with the recording's file and line.
@@ -36,6 +37,13 @@ function identity(item: ResponseItem, compareToolOutput: boolean): unknown {
       return ['message', item.role, content];
     }
   }
+}
+
+/** Items the agent adds to the conversation, not the model: tool outputs, and the observations a bash agent sends as user messages. */
+function suppliedByAgent(item: ResponseItem): boolean {
+  if (item.type === 'function_call_output') return true;
+  if (item.type === 'function_call' || item.type === 'reasoning') return false;
+  return item.role === 'user' || item.role === 'system' || item.role === 'developer';
 }
 
 function key(items: ResponseItem[]): string {
@@ -143,15 +151,15 @@ export class ReplayIndex {
     const chosen = this.choose(matching, sessionId);
     const { recording, position } = chosen;
     const next = recording.output[position];
-    if (next === undefined || next.type === 'function_call_output') {
+    if (next === undefined || suppliedByAgent(next)) {
       throw new NgymError(
         'NGYM_REPLAY_DIVERGENCE',
-        `The recording at ${recording.source}:${recording.line} has no model output at item ${position} (${next === undefined ? 'the recording ended' : 'a tool output is expected there'}).`,
+        `The recording at ${recording.source}:${recording.line} has no model output at item ${position} (${next === undefined ? 'the recording ended' : 'the agent supplies the item there'}).`,
         { status: 409 },
       );
     }
     let end = position;
-    while (end < recording.output.length && recording.output[end]?.type !== 'function_call_output') end++;
+    while (end < recording.output.length && !suppliedByAgent(recording.output[end] as ResponseItem)) end++;
     const isLast = end >= recording.output.length;
     return {
       ...recording.response,

@@ -118,9 +118,6 @@ export class Sandbox {
       containerUser: options.containerUser ?? '',
       rootlessUid: options.rootlessUid ?? 65534,
     };
-    if (this.provider !== 'bubblewrap' && this.options.image === null) {
-      throw new SandboxError(`The ${this.provider} sandbox provider needs an image (sandbox.image).`);
-    }
   }
 
   /** A sandbox from an environment's `sandbox:` config; `limits` are the environment's own run defaults. */
@@ -175,9 +172,11 @@ export class Sandbox {
       };
       return bubblewrapSpawn(options);
     }
+    const image = session.image ?? this.options.image;
+    if (image === null) throw new SandboxError(`The ${this.provider} sandbox provider needs an image (sandbox.image, or the session's).`);
     return containerSpawn({
       engine: this.provider,
-      image: session.image ?? (this.options.image as string),
+      image,
       python: this.options.python,
       workdir,
       workspace: session.workspace ?? 'tmpfs',

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   comparePythonStrings,
   pythonIsLower,
+  pythonSplitlines,
   pythonIsUpper,
   pythonLength,
   pythonLstrip,
@@ -66,5 +67,14 @@ describe('Python str semantics', () => {
     expect(pythonIsUpper('123')).toBe(false);
     expect(pythonIsUpper('ǅ')).toBe(false);
     expect(pythonIsLower('ᵃbc')).toBe(true);
+  });
+});
+
+describe('pythonSplitlines', () => {
+  it("splits at Python's line boundaries", () => {
+    expect(pythonSplitlines('a\nb\r\nc\rd\x0be\x1cf\u2028g\n')).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+    expect(pythonSplitlines('a\r\nb\n', true)).toEqual(['a\r\n', 'b\n']);
+    expect(pythonSplitlines('')).toEqual([]);
+    expect(pythonSplitlines('\n\nx')).toEqual(['', '', 'x']);
   });
 });

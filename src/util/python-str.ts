@@ -53,6 +53,22 @@ export function pythonSplit(text: string): string[] {
   return text.split(SPACE_RUN).filter((part) => part !== '');
 }
 
+/** Python's line boundaries (str.splitlines): \n, \r, \r\n, \v, \f, \x1c-\x1e, \x85, \u2028, \u2029. */
+const LINE_BOUNDARY = /\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/g;
+
+/** Python's `str.splitlines(keepends)`: no empty last line for a trailing boundary. */
+export function pythonSplitlines(text: string, keepends = false): string[] {
+  const lines: string[] = [];
+  let start = 0;
+  for (const match of text.matchAll(LINE_BOUNDARY)) {
+    const end = match.index + match[0].length;
+    lines.push(text.slice(start, keepends ? end : match.index));
+    start = end;
+  }
+  if (start < text.length) lines.push(text.slice(start));
+  return lines;
+}
+
 /** `len(str)`: code points, not UTF-16 units. */
 export function pythonLength(text: string): number {
   let count = 0;
