@@ -26,6 +26,11 @@ export interface BoxSpawn {
   processLimitByBox?: boolean;
   /** Whether reset() can make the box as new (false: the work directory is an image's own files). */
   reusable?: boolean;
+  /**
+   * Run after killing the box's process, for boxes that outlive it: a container keeps running when its
+   * engine's client is killed, so the engine must remove it.
+   */
+  teardown?: { command: string; args: string[] };
 }
 
 /** Extra time the host allows past a run's wall limit before it stops waiting for the supervisor. */
@@ -303,7 +308,10 @@ export class Box {
 
   /** Ends the box and every process in it. */
   kill(): void {
-    if (this.alive) this.process.kill('SIGKILL');
+    if (!this.alive) return;
+    this.process.kill('SIGKILL');
+    const teardown = this.spec.teardown;
+    if (teardown !== undefined) spawn(teardown.command, teardown.args, { stdio: 'ignore' }).on('error', () => {});
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { containerSpawn } from './container.ts';
 import { Sandbox } from './sandbox.ts';
 
 const IMAGE = process.env.NGYM_SANDBOX_TEST_IMAGE ?? 'docker.io/library/python:3.11-slim';
@@ -47,6 +48,29 @@ describe.skipIf(engine === undefined)(`sandbox (container provider: ${engine ?? 
     expect((await sandbox!.run({ command: ['sleep', '60'], limits: { wallSeconds: 1 } })).status).toBe('wall_timeout');
     const memory = await sandbox!.run({ command: ['python3', '-c', 'x = bytearray(1024 * 1024 * 1024)'] });
     expect(memory.status === 'memory_limit' || memory.stderr.includes('MemoryError') || memory.signal === 'SIGKILL').toBe(true);
+  });
+});
+
+describe('container provider: the container it asks for', () => {
+  const options = { engine: 'podman' as const, image: 'img', python: 'python3', workdir: '/work', workspaceBytes: 1000, tmpBytes: 500, mounts: [{ source: '/data', target: '/data' }], env: {}, user: '', limits: { memoryBytes: 2000, processes: 8 } };
+
+  it('has no network, no capabilities, cgroup limits, a read-only root and a tmpfs work directory, and is removed when killed', () => {
+    const spec = containerSpawn({ ...options, workspace: 'tmpfs' });
+    const args = spec.args.join(' ');
+    for (const flag of ['--rm', '--network none', '--cap-drop ALL', '--security-opt no-new-privileges', '--ipc private', '--memory 2000', '--memory-swap 2000', '--pids-limit 9', '--read-only', '--tmpfs /work:rw,exec,size=1000,mode=1777', '--volume /data:/data:ro']) {
+      expect(args).toContain(flag);
+    }
+    expect(spec.args.slice(spec.args.indexOf('img') + 1, spec.args.indexOf('img') + 5)).toEqual(['python3', '-I', '-S', '-c']);
+    const name = spec.args[spec.args.indexOf('--name') + 1];
+    expect(spec.teardown).toEqual({ command: 'podman', args: ['rm', '--force', name] });
+    expect(spec).toMatchObject({ processLimitByBox: true, reusable: true });
+  });
+
+  it("keeps the image's own work directory writable for a repository checkout, and never reuses such a box", () => {
+    const spec = containerSpawn({ ...options, workdir: '/testbed', workspace: 'image' });
+    expect(spec.args).not.toContain('--read-only');
+    expect(spec.args.join(' ')).toContain('--workdir /testbed');
+    expect(spec.reusable).toBe(false);
   });
 });
 

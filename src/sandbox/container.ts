@@ -5,6 +5,7 @@
  * repository at /testbed and its conda environment); the image needs python3 (3.8 or later) for the
  * supervisor.
  */
+import { randomUUID } from 'node:crypto';
 import { type BoxSpawn, launcherCommand } from './box.ts';
 import { baseEnvironment } from './bubblewrap.ts';
 import type { SandboxLimits } from './types.ts';
@@ -34,10 +35,12 @@ export interface ContainerOptions {
 
 export function containerSpawn(options: ContainerOptions): BoxSpawn {
   const readOnlyRoot = options.workspace === 'tmpfs';
+  const name = `ngym-sandbox-${randomUUID()}`;
   const args = [
     'run',
     '--rm',
     '--interactive',
+    '--name', name,
     '--network', 'none',
     '--cap-drop', 'ALL',
     '--security-opt', 'no-new-privileges',
@@ -64,5 +67,8 @@ export function containerSpawn(options: ContainerOptions): BoxSpawn {
     // pids limit bounds processes instead.
     processLimitByBox: true,
     reusable: readOnlyRoot,
+    // Killing the engine's client leaves the container running; the engine removes it. (A host that dies
+    // closes the client's stdin instead: the supervisor reads its end and exits, ending the container.)
+    teardown: { command: options.engine, args: ['rm', '--force', name] },
   };
 }
