@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 const report = process.env.NGYM_TEST_REPORT;
 
 export default defineConfig({
+  // Tests run the sources: `import 'ngym'` (as environments write it) resolves to src/, not the built dist/.
+  ssr: { resolve: { conditions: ['ngym-source'], externalConditions: ['ngym-source'] } },
   test: {
     include: ['src/**/*.test.ts', 'resources_servers/**/*.test.ts', 'responses_api_agents/**/*.test.ts', 'responses_api_models/**/*.test.ts', 'bench/**/*.test.ts'],
     testTimeout: 60_000,

@@ -1,10 +1,23 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx: no build step between `npm ci` and `npx ngym`.
+// The installed package runs the compiled library in dist/. A checkout (src/ beside this folder) runs the
+// TypeScript sources, with `import 'ngym'` resolved to src/ by the "ngym-source" export condition. Either way
+// tsx is registered: the environments users write (and the bundled ones) are TypeScript loaded at run time.
+import { existsSync } from 'node:fs';
+import { register as registerHooks } from 'node:module';
 import { basename } from 'node:path';
 import { register } from 'tsx/esm/api';
 
 register();
-const { main, mainForAlias } = await import('../src/cli/main.ts');
+const source = new URL('../src/cli/main.ts', import.meta.url);
+let cli;
+if (existsSync(source)) {
+  registerHooks(
+    'data:text/javascript,export const resolve = (specifier, context, next) => next(specifier, { ...context, conditions: [...context.conditions, "ngym-source"] });',
+  );
+  cli = await import(source.href);
+} else {
+  cli = await import('../dist/src/cli/main.js');
+}
 const invokedAs = basename(process.argv[1] ?? 'ngym').replace(/\.js$/, '');
 const args = process.argv.slice(2);
-process.exitCode = invokedAs.startsWith('ng_') ? await mainForAlias(invokedAs, args) : await main(args);
+process.exitCode = invokedAs.startsWith('ng_') ? await cli.mainForAlias(invokedAs, args) : await cli.main(args);

@@ -1,6 +1,7 @@
 /** Measurement helpers: process CPU from /proc, percentiles, child processes that report JSON. */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { SOURCE_NODE_ARGS } from '../../src/util/package-root.ts';
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -23,7 +24,7 @@ export function percentile(sorted: number[], fraction: number): number {
 /** Runs `node --import tsx <script> <json>` and resolves to the last JSON line it prints. */
 export function runReporting<T>(script: string, argument: unknown, env: NodeJS.ProcessEnv = {}): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(argument)], {
+    const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, '--import', 'tsx', script, JSON.stringify(argument)], {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, NGYM_LOG_LEVEL: 'error', ...env },
     });

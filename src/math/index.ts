@@ -5,6 +5,7 @@
  * the server's event loop. A check that times out or fails counts as "not equivalent", as upstream's
  * Math-Verify timeout does.
  */
+import { siblingModule } from '../util/package-root.ts';
 import { WorkerPool, WorkerTaskError } from '../util/worker-pool.ts';
 import type { MathVerifyResult } from './math-verify.ts';
 import type { MathTask } from './worker.ts';
@@ -34,7 +35,7 @@ export class MathVerifier {
 
   constructor(options: MathVerifierOptions = {}) {
     this.pool = new WorkerPool({
-      module: new URL('./worker.ts', import.meta.url),
+      module: siblingModule(import.meta.url, 'worker'),
       size: options.threads,
       taskTimeoutMs: (options.timeoutSeconds ?? DEFAULT_MATH_TIMEOUT_SECONDS) * 1000,
       // A hostile answer can allocate huge numbers; cap each thread's heap so it fails alone.

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { sharedHttpClient } from '../client/http-client.ts';
 import { CONFIG_DICT_ENV, CONFIG_PATH_ENV, type GlobalConfig, formatHost } from '../config/global-config.ts';
 import { withRaisedFileLimit } from '../util/file-limits.ts';
+import { siblingModule, SOURCE_NODE_ARGS } from '../util/package-root.ts';
 import { configPathOf, type ServerInstance } from '../config/server-instances.ts';
 import type { ConfigDict } from '../config/tree.ts';
 import { dumpYaml } from '../config/yaml-file.ts';
@@ -23,7 +24,7 @@ import { createHeadServerApp, type ServerInstanceInfo } from './head-server.ts';
 import { loadServerDefinition, locateServer, type ServerLocation, validatedServerConfig } from './hosting.ts';
 import { type BoundServer, bindServer } from './serve.ts';
 
-const CHILD_MAIN = fileURLToPath(new URL('./child-main.ts', import.meta.url));
+const CHILD_MAIN = fileURLToPath(siblingModule(import.meta.url, 'child-main'));
 const TSX_LOADER = import.meta.resolve('tsx');
 const OUTPUT_TAIL_LINES = 60;
 export const NODE_ARGS_ENV = 'NGYM_NODE_ARGS';
@@ -329,6 +330,6 @@ function spawnChild(
   if (passHandle) env[LISTEN_HANDLE_ENV] = '1';
   // Flags for every server's Node (`--max-old-space-size=8192`, `--cpu-prof`), which NODE_OPTIONS may not carry.
   const nodeArgs = (process.env[NODE_ARGS_ENV] ?? '').split(/\s+/).filter(Boolean);
-  const { command, args } = withRaisedFileLimit(process.execPath, [...nodeArgs, '--import', TSX_LOADER, CHILD_MAIN]);
+  const { command, args } = withRaisedFileLimit(process.execPath, [...nodeArgs, ...SOURCE_NODE_ARGS, '--import', TSX_LOADER, CHILD_MAIN]);
   return spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
 }

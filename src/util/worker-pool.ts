@@ -15,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import * as z from 'zod';
 import { NgymError } from '../errors.ts';
+import { SOURCE_NODE_ARGS } from './package-root.ts';
 
 export interface WorkerPoolOptions {
   /** The worker module (file URL or absolute path); its default export handles one task. */
@@ -173,6 +174,8 @@ export class WorkerPool<Input, Output> {
       eval: true,
       name: this.options.name ?? 'ngym-worker',
       workerData: { module: this.moduleUrl, tsx: /\.[mc]?ts$/.test(fileURLToPath(this.moduleUrl)) ? tsxApiUrl() : undefined },
+      // In a checkout, `import 'ngym'` in the worker module resolves to the sources, as in the thread that made it.
+      execArgv: SOURCE_NODE_ARGS.length > 0 ? [...process.execArgv, ...SOURCE_NODE_ARGS] : undefined,
       resourceLimits: this.options.maxHeapMb === undefined ? undefined : { maxOldGenerationSizeMb: this.options.maxHeapMb },
     });
     // Idle threads must not keep the process alive; a running task refs its thread.

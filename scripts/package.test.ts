@@ -1,0 +1,135 @@
+/**
+ * The published package as a user gets it: `npm pack`, `npm install` of the tarball into an empty project,
+ * then plain Node imports `ngym` and `ngym/testing` and serves a resources server, a TypeScript consumer
+ * type-checks against the installed declarations, and the installed CLI runs `ngym demo`.
+ * Run by `npm run test:package` (CI suite `package`), not by `npm test`: it packs and installs (~1 min).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../src/util/package-root.ts';
+
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const PACKAGE_JSON = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { allowScripts: Record<string, boolean> };
+const installedVersion = (name: string) => (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+
+// This machine's npm config carries a key newer npm versions no longer know; that warning is not ours.
+const npmWarnings = (output: string) => output.split('\n').filter((line) => /^npm warn/i.test(line) && !/Unknown (user|env) config "nodedir"/.test(line));
+
+let work: string;
+let consumer: string;
+let packedFiles: string[];
+let installOutput: string;
+
+function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
+  const result = spawnSync(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, encoding: 'utf8', timeout: 240_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, output: `${result.stdout}\n${result.stderr}` };
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'ngym-package-'));
+  const packed = JSON.parse(
+    execFileSync(NPM, ['pack', '--json', '--pack-destination', work], { cwd: PACKAGE_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+  ) as { filename: string; files: { path: string }[] }[];
+  const tarball = join(work, packed[0]!.filename);
+  packedFiles = packed[0]!.files.map((file) => file.path);
+
+  consumer = join(work, 'consumer');
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', allowScripts: PACKAGE_JSON.allowScripts }));
+  const install = run(
+    NPM,
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `typescript@${installedVersion('typescript')}`, `@types/node@${installedVersion('@types/node')}`],
+    { cwd: consumer },
+  );
+  installOutput = install.output;
+  if (install.code !== 0) throw new Error(`npm install of the tarball failed:\n${install.output}`);
+}, 300_000);
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed ngym tarball', () => {
+  it('holds the compiled library and no tests, fixtures, sources of the library or benchmarks', () => {
+    expect(packedFiles).toContain('dist/src/index.js');
+    expect(packedFiles).toContain('dist/src/index.d.ts');
+    expect(packedFiles).toContain('dist/src/testing/index.js');
+    expect(packedFiles).toContain('dist/src/sandbox/launcher.py');
+    expect(packedFiles).toContain('resources_servers/mcqa/app.ts');
+    const unwanted = packedFiles.filter((path) => /\.test\.ts$|__fixtures__|^bench\/|^src\/|^python\/|^\.ci\/|^docs\/decisions\//.test(path));
+    expect(unwanted).toEqual([]);
+  });
+
+  it('installs into an empty project without a warning', () => {
+    expect(npmWarnings(installOutput)).toEqual([]);
+  });
+
+  it('is importable from plain Node: ngym and ngym/testing serve a resources server in-process', () => {
+    writeFileSync(
+      join(consumer, 'plain.mjs'),
+      `import { defineResourcesServer, NgymError } from 'ngym';
+import { startInProcessGym, callServer } from 'ngym/testing';
+
+const definition = defineResourcesServer({
+  className: 'PlainNodeResourcesServer',
+  verify: (request) => ({ reward: request.response.output.length === 0 ? 0.25 : 1 }),
+});
+const gym = await startInProcessGym({
+  config: { plain: { resources_servers: { plain: { entrypoint: 'app.js', domain: 'other' } } } },
+  definitions: { plain: definition },
+});
+try {
+  const verified = await callServer(gym, 'plain', '/verify', {
+    responses_create_params: { input: 'hi' },
+    response: { id: 'r', object: 'response', created_at: 0, model: 'm', output: [], parallel_tool_calls: false, tool_choice: 'auto', tools: [] },
+  });
+  const wrongType = await gym.client.post('plain', '/verify', { responses_create_params: { input: 'hi' }, response: 1 });
+  console.log(JSON.stringify({ reward: verified.reward, wrongTypeStatus: wrongType.status, errorClass: typeof NgymError }));
+} finally {
+  await gym.close();
+}
+`,
+    );
+    const result = run(process.execPath, ['plain.mjs'], { cwd: consumer });
+    expect(result.code, result.output).toBe(0);
+    expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!)).toEqual({ reward: 0.25, wrongTypeStatus: 422, errorClass: 'function' });
+  });
+
+  it('type-checks a TypeScript consumer against the installed declarations, and rejects a wrong one', () => {
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'] } }),
+    );
+    writeFileSync(
+      join(consumer, 'consumer.ts'),
+      `import { defineResourcesServer, type Response } from 'ngym';
+import { startInProcessGym, type InProcessGym } from 'ngym/testing';
+
+export const server = defineResourcesServer({
+  className: 'TypedResourcesServer',
+  verify: ({ response }: { response: Response }) => ({ reward: response.output.length > 0 ? 1 : 0 }),
+});
+export const start: (definitions: Parameters<typeof startInProcessGym>[0]) => Promise<InProcessGym> = startInProcessGym;
+`,
+    );
+    const tsc = join(consumer, 'node_modules', 'typescript', 'bin', 'tsc');
+    const good = run(process.execPath, [tsc, '-p', '.'], { cwd: consumer });
+    expect(good.code, good.output).toBe(0);
+
+    writeFileSync(join(consumer, 'wrong.ts'), `import { defineResourcesServer } from 'ngym';\nexport const server = defineResourcesServer({ className: 'Wrong', verify: () => ({ reward: 'high' }) });\n`);
+    const wrong = run(process.execPath, [tsc, '-p', '.'], { cwd: consumer });
+    rmSync(join(consumer, 'wrong.ts'));
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stdout).toMatch(/wrong\.ts\(2,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
+  });
+
+  it('runs `npx ngym demo` from the installed package', () => {
+    const result = run(NPM, ['exec', '--no', '--', 'ngym', 'demo'], { cwd: consumer, env: { NGYM_LOG_LEVEL: 'warn' } });
+    expect(result.code, result.output).toBe(0);
+    expect(result.stdout).toMatch(/example_single_tool_call: 5 rollouts, reward=1/);
+    expect(result.stdout).toContain(join(consumer, 'results', 'demo'));
+  });
+});
