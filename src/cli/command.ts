@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import type { GlobalConfig } from '../config/global-config.ts';
 import { ConfigError } from '../errors.ts';
-import { validationDetails } from '../protocol/validation.ts';
+import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
 
 export interface CliParameter {
   name: string;
@@ -58,7 +58,7 @@ export function readParameters<Schema extends z.ZodType>(globalConfig: GlobalCon
     const value = globalConfig.resolvedValue([key]);
     if (value !== undefined) values[key] = value;
   }
-  const result = schema.safeParse(values);
+  const result = parseReportingInput(schema, values);
   if (result.success) return result.data;
   const details = validationDetails(result.error, []);
   const missing = details.filter((detail) => detail.type === 'missing').map((detail) => detail.loc.join('.'));

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors.ts';
-import { validationDetails } from '../protocol/validation.ts';
+import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { MISSING, resolveAt } from './interpolation.ts';
 import { instanceEntrySchema, isServerType, SERVER_TYPES, type ServerType } from './schemas.ts';
@@ -94,7 +94,7 @@ function instanceProblems(root: ConfigDict, sources: ConfigSources, name: string
   const [impl, inner] = Object.entries(implementations)[0] as [string, ConfigValue];
   const path = [name, serverType, impl];
   if (!isDict(inner) || !('entrypoint' in inner)) return [`${sources.describe(path)}: must be a mapping with an \`entrypoint\``];
-  const result = instanceEntrySchema(serverType).safeParse(resolvedCheckedKeys(root, sources, path, inner));
+  const result = parseReportingInput(instanceEntrySchema(serverType), resolvedCheckedKeys(root, sources, path, inner));
   if (result.success) return [];
   return validationDetails(result.error, []).map((detail) => `${sources.describe([...path, ...detail.loc.map(String)])}: ${detail.msg}`);
 }

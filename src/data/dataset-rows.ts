@@ -5,7 +5,7 @@
  */
 import { isDict } from '../config/tree.ts';
 import { RunRequest } from '../protocol/server-bodies.ts';
-import { describeValidationError } from '../protocol/validation.ts';
+import { describeValidationError, parseReportingInput } from '../protocol/validation.ts';
 import { JsonlLineError, readJsonl } from '../rollouts/jsonl.ts';
 
 export interface InvalidRow {
@@ -21,7 +21,7 @@ export function formatInvalidRow(row: InvalidRow): string {
 /** Why a parsed line is not a valid dataset row, or undefined when it is one. */
 export function rowProblem(value: unknown): string | undefined {
   if (!isDict(value)) return `a row must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`;
-  const result = RunRequest.safeParse(value);
+  const result = parseReportingInput(RunRequest, value);
   return result.success ? undefined : describeValidationError(result.error);
 }
 

@@ -120,12 +120,9 @@ export const ResponseItem = z.unknown().superRefine((value, context) => {
     });
     return;
   }
-  const result = schema.safeParse(item);
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      context.addIssue({ code: 'custom', path: issue.path as PropertyKey[], message: issue.message, input: issue.input });
-    }
-  }
+  // The item's own issues pass on as they are (keeping their input), so a wrong type stays told from a missing field.
+  const result = schema.safeParse(item, { reportInput: true });
+  if (!result.success) for (const issue of result.error.issues) context.addIssue({ ...issue });
 }) as unknown as z.ZodType<ResponseItem>;
 
 export const FunctionTool = z.looseObject({
@@ -139,12 +136,8 @@ export type FunctionTool = z.infer<typeof FunctionTool>;
 
 export const ToolParam = z.looseObject({ type: z.string() }).superRefine((tool, context) => {
   if (tool.type !== 'function') return;
-  const result = FunctionTool.safeParse(tool);
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      context.addIssue({ code: 'custom', path: issue.path as PropertyKey[], message: issue.message });
-    }
-  }
+  const result = FunctionTool.safeParse(tool, { reportInput: true });
+  if (!result.success) for (const issue of result.error.issues) context.addIssue({ ...issue });
 });
 export type ToolParam = z.infer<typeof ToolParam>;
 

@@ -12,12 +12,43 @@ export interface ValidationDetail {
   input?: unknown;
 }
 
-function detailType(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return 'extra_forbidden';
-  if (issue.code === 'invalid_type' && issue.input === undefined) return 'missing';
-  return issue.code;
+// Pydantic's type and message for a value of the wrong JSON type, by the type zod expected.
+const WRONG_TYPE: Record<string, { type: string; msg: string }> = {
+  string: { type: 'string_type', msg: 'Input should be a valid string' },
+  number: { type: 'float_type', msg: 'Input should be a valid number' },
+  int: { type: 'int_type', msg: 'Input should be a valid integer' },
+  boolean: { type: 'bool_type', msg: 'Input should be a valid boolean' },
+  object: { type: 'dict_type', msg: 'Input should be a valid dictionary' },
+  record: { type: 'dict_type', msg: 'Input should be a valid dictionary' },
+  array: { type: 'list_type', msg: 'Input should be a valid list' },
+  null: { type: 'none_required', msg: 'Input should be None' },
+};
+const ECHOED_STRING_CHARS = 200;
+
+/**
+ * Zod's issues say a field is missing only through their input (undefined), which zod keeps only when asked:
+ * parse with this, so a value of the wrong type is reported as such and not as a missing field.
+ */
+export function parseReportingInput<Schema extends z.ZodType>(schema: Schema, value: unknown) {
+  return schema.safeParse(value, { reportInput: true });
 }
 
+/** The value a detail echoes back, as FastAPI does: scalars only (long strings cut), never a whole object. */
+function echoedInput(input: unknown): unknown {
+  if (typeof input === 'string') return input.length > ECHOED_STRING_CHARS ? `${input.slice(0, ECHOED_STRING_CHARS)}...` : input;
+  return typeof input === 'object' && input !== null ? undefined : input;
+}
+
+function issueDetail(issue: z.core.$ZodIssue): { type: string; msg: string } {
+  if (issue.code === 'invalid_type') {
+    if (issue.input === undefined) return { type: 'missing', msg: 'Field required' };
+    const wrong = WRONG_TYPE[issue.expected];
+    if (wrong !== undefined) return wrong;
+  }
+  return { type: issue.code, msg: issue.message };
+}
+
+/** FastAPI's 422 details of a failed parse; parse with {@link parseReportingInput} to tell missing from wrong type. */
 export function validationDetails(error: z.ZodError, locationPrefix: (string | number)[] = ['body']): ValidationDetail[] {
   const details: ValidationDetail[] = [];
   for (const issue of error.issues) {
@@ -29,8 +60,8 @@ export function validationDetails(error: z.ZodError, locationPrefix: (string | n
       }
       continue;
     }
-    const msg = detailType(issue) === 'missing' ? 'Field required' : issue.message;
-    details.push({ type: detailType(issue), loc: [...locationPrefix, ...path], msg, input: issue.input });
+    const { type, msg } = issueDetail(issue);
+    details.push({ type, loc: [...locationPrefix, ...path], msg, input: echoedInput(issue.input) });
   }
   return details;
 }
@@ -73,7 +104,7 @@ export function conforms(schema: z.ZodType, body: unknown): boolean {
 /** Validates without transforming and returns the very same object, so unknown fields survive. */
 export function validateBody<T>(schema: z.ZodType, body: unknown): T {
   if (fastChecks.get(schema)?.(body)) return body as T;
-  const result = schema.safeParse(body);
+  const result = parseReportingInput(schema, body);
   if (!result.success) throw RequestValidationError.fromZod(result.error);
   return body as T;
 }

@@ -8,7 +8,7 @@ import { ServerClient } from '../client/server-client.ts';
 import type { GlobalConfig } from '../config/global-config.ts';
 import { configPathOf, findServerDirectory, type ServerInstance } from '../config/server-instances.ts';
 import { ConfigError } from '../errors.ts';
-import { validationDetails } from '../protocol/validation.ts';
+import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { type BoundServer, bindServer, type ListenTarget } from './serve.ts';
 import { type BuiltServer, isServerDefinition, type ServerDefinition } from './server-definition.ts';
@@ -64,7 +64,7 @@ export function validatedServerConfig(globalConfig: GlobalConfig, instance: Serv
     );
   }
   const resolved = globalConfig.resolvedServerConfig(instance.name);
-  const result = definition.configSchema.safeParse(resolved);
+  const result = parseReportingInput(definition.configSchema, resolved);
   if (!result.success) {
     const problems = validationDetails(result.error, []).map(
       (detail) => `  - ${globalConfig.sources.describe([...path, ...detail.loc.map(String)])}: ${detail.msg}`,

@@ -3,10 +3,12 @@
  * time limit, and the one place where errors become HTTP answers:
  *   - a body that fails its schema: 422 `{"detail": [{type, loc, msg, input}]}` (FastAPI's shape);
  *   - an NgymError with a 4xx/5xx status: that status, `{"detail": message}`;
+ *   - a body over the size limit: 413 `{"detail": message}` naming the limit and its config key;
  *   - anything else thrown by a handler: 500 whose body is the JSON string `repr(e)`, e.g.
  *     `"ValueError('bad')"`, because agents hand tool bodies to the model verbatim.
  */
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { ERROR_CODE_HEADER, errorCodeOf, NgymError } from '../errors.ts';
 import { RequestValidationError } from '../protocol/validation.ts';
 import { pythonExceptionRepr } from '../util/python-json.ts';
@@ -30,11 +32,27 @@ export interface ServerAppOptions {
   sessionSecret?: string;
   /** Per-request limit in ms (answered 504 when exceeded); null for none. */
   requestTimeoutMs?: number | null;
+  /** Largest request body in bytes (answered 413 beyond it); null for none; default DEFAULT_MAX_REQUEST_BODY_MB. */
+  maxBodyBytes?: number | null;
   logger: Logger;
 }
 
+export const MIB = 1024 * 1024;
+/**
+ * Default of the `max_request_body_mb` server key. A /verify body carries the whole rollout: one response of
+ * 65,536 token ids with logprobs is about 2 MiB, so this fits long multi-turn rollouts with token information
+ * with room to spare, while a runaway client cannot make a server buffer gigabytes.
+ */
+export const DEFAULT_MAX_REQUEST_BODY_MB = 256;
+
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono<ServerEnv>();
+  const maxBodyBytes = options.maxBodyBytes === undefined ? DEFAULT_MAX_REQUEST_BODY_MB * MIB : options.maxBodyBytes;
+  if (maxBodyBytes !== null) {
+    const shown = maxBodyBytes >= MIB ? `${Number((maxBodyBytes / MIB).toFixed(2))} MiB` : `${maxBodyBytes} bytes`;
+    const detail = `Request body is larger than this server's limit of ${shown} (config key max_request_body_mb)`;
+    app.use(bodyLimit({ maxSize: maxBodyBytes, onError: (context) => context.json({ detail }, 413, { [ERROR_CODE_HEADER]: 'NGYM_BODY_TOO_LARGE' }) }));
+  }
   const cookieName = sessionCookieName(options.className, options.instanceName);
   const signer = new SessionSigner(options.sessionSecret ?? cookieName);
 

@@ -16,7 +16,7 @@
  */
 import * as z from 'zod';
 import { isValidVerifyRequest } from '../protocol/fast-checks.ts';
-import { RequestValidationError, validateBody } from '../protocol/validation.ts';
+import { parseReportingInput, RequestValidationError, validateBody } from '../protocol/validation.ts';
 import { SeedSessionRequest, VerifyRequest } from '../protocol/server-bodies.ts';
 import { pythonJsonDumps } from '../util/python-json.ts';
 import { type BaseServerSpec, type ConfigShape, defineServerOfKind, type RequestContext, type ServerConfigOf } from './base-server.ts';
@@ -99,7 +99,7 @@ export function defineResourcesServer<Shape extends ConfigShape = Record<never, 
     for (const [name, tool] of tools) {
       app.post(`/${name}`, async (http) => {
         const args = await readJsonBody(http);
-        const parsed = tool.parameters.safeParse(args);
+        const parsed = parseReportingInput(tool.parameters, args);
         if (!parsed.success) throw RequestValidationError.fromZod(parsed.error);
         const result = await tool.handler(parsed.data, requestContext(http));
         return http.body(pythonJsonDumps(result, { ensureAscii: false }), 200, { 'content-type': 'application/json' });

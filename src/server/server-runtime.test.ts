@@ -71,6 +71,24 @@ describe('resources server runtime', () => {
     expect(other.json()).toMatchObject({ reward: 0, seen: 0 });
   });
 
+  it('answers 413 naming the limit and its config key to a body over max_request_body_mb, and keeps serving', async () => {
+    const limited = { notes: { resources_servers: { notes: { ...config.notes.resources_servers.notes, max_request_body_mb: 0.001 } } } };
+    gym = await startInProcessGym({ config: limited, definitions: { notes } });
+    const small = await http.request(gym.url('notes', '/add_note'), { body: { text: 'x'.repeat(500) } });
+    expect(small.status).toBe(200);
+    const large = await http.request(gym.url('notes', '/add_note'), { body: { text: 'x'.repeat(2000) } });
+    expect(large.status).toBe(413);
+    expect(large.json()).toEqual({ detail: "Request body is larger than this server's limit of 1048 bytes (config key max_request_body_mb)" });
+    expect(large.headers['x-ngym-error-code']).toBe('NGYM_BODY_TOO_LARGE');
+    // Without a content-length (chunked), the limit holds while the body streams in.
+    const chunks = async function* () {
+      for (let index = 0; index < 4; index++) yield Buffer.from(JSON.stringify({ text: 'y'.repeat(600) }).slice(0, 600));
+    };
+    const streamed = await fetch(gym.url('notes', '/add_note'), { method: 'POST', body: ReadableStream.from(chunks()), duplex: 'half' } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect((await http.request(gym.url('notes', '/add_note'), { body: { text: 'after' } })).status).toBe(200);
+  });
+
   it('rejects forged session cookies', () => {
     const signer = new SessionSigner('secret');
     const value = signer.encode('abc');
@@ -85,6 +103,18 @@ describe('resources server runtime', () => {
     const missing = await http.request(gym.url('notes', '/add_note'), { body: {} });
     expect(missing.status).toBe(422);
     expect(missing.json()).toEqual({ detail: [{ type: 'missing', loc: ['body', 'text'], msg: 'Field required' }] });
+
+    // A value of the wrong type is reported as that, never as a missing field.
+    const wrongType = await http.request(gym.url('notes', '/add_note'), { body: { text: 7, priority: 'high' } });
+    expect(wrongType.status).toBe(422);
+    expect(wrongType.json()).toEqual({
+      detail: [
+        { type: 'string_type', loc: ['body', 'text'], msg: 'Input should be a valid string', input: 7 },
+        { type: 'float_type', loc: ['body', 'priority'], msg: 'Input should be a valid number', input: 'high' },
+      ],
+    });
+    const wrongResponse = await http.request(gym.url('notes', '/verify'), { body: { responses_create_params: rcp, response: 1, expected_notes: 2 } });
+    expect(wrongResponse.json()).toEqual({ detail: [{ type: 'dict_type', loc: ['body', 'response'], msg: 'Input should be a valid dictionary', input: 1 }] });
 
     const extra = await http.request(gym.url('notes', '/add_note'), { body: { text: 'x', colour: 'red' } });
     expect(extra.json()).toMatchObject({ detail: [{ type: 'extra_forbidden', loc: ['body', 'colour'] }] });
