@@ -27,6 +27,8 @@ suite() {
 }
 
 suite vitest npm-test npm test
+suite vitest package npm run test:package
+suite check ng-test-all node bin/ngym.js test-all
 
 node .ci/summarize.mjs "$out/suites.tsv"
 exit $status

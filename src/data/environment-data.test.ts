@@ -2,7 +2,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pythonJsonDumpIndented } from '../util/python-json.ts';
+import { DatasetConfig } from '../config/schemas.ts';
 import { countLines, environmentDataProblems } from './environment-data.ts';
+import { computeDatasetMetrics, datasetMetricsFile } from './prepare-data.ts';
 
 const row = (index: number) => JSON.stringify({ responses_create_params: { input: `task ${index}` }, id: index });
 const rows = (count: number) => Array.from({ length: count }, (_, index) => `${row(index)}\n`).join('');
@@ -22,6 +25,20 @@ describe('environment data checks (ngym test)', () => {
   it('accepts 5 valid rows, metrics for 5 examples, 5 rollouts and no conflict file', async () => {
     const directory = server({ 'example.jsonl': rows(5), 'example_metrics.json': '{"Number of examples": 5}', 'example_rollouts.jsonl': rows(5) });
     expect(await environmentDataProblems(directory, 'resources_servers/x')).toEqual([]);
+  });
+
+  it('fails when the committed metrics are not those of the committed rows', async () => {
+    const directory = server({ 'example.jsonl': rows(5), 'example_rollouts.jsonl': rows(5) });
+    const dataset = DatasetConfig.parse({ name: 'example', type: 'example', jsonl_fpath: 'resources_servers/x/data/example.jsonl' });
+    const { metrics } = await computeDatasetMetrics(join(directory, 'data', 'example.jsonl'));
+    writeFileSync(join(directory, 'data', 'example_metrics.json'), pythonJsonDumpIndented(datasetMetricsFile(dataset, metrics)));
+    expect(await environmentDataProblems(directory, 'resources_servers/x')).toEqual([]);
+
+    // Same number of rows, but one task changed: its word count (and so the metrics) no longer match.
+    writeFileSync(join(directory, 'data', 'example.jsonl'), rows(4) + `${JSON.stringify({ responses_create_params: { input: 'a much longer task than the others' }, id: 4 })}\n`);
+    const problems = await environmentDataProblems(directory, 'resources_servers/x');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^resources_servers\/x\/data\/example_metrics\.json does not match resources_servers\/x\/data\/example\.jsonl \(.*Json-dumped number of words.*\): run `ngym prepare-data/);
   });
 
   it('names every problem and how to fix it', async () => {

@@ -2,11 +2,15 @@
  * The data checks `ngym test` runs on a resources server (upstream `ng_test` data validation, spec
  * gym-core 7.1): `data/example.jsonl` has 5 rows, `data/example_metrics.json` counts 5 examples, no
  * `data/*conflict*` file is left, and `data/example_rollouts.jsonl` has 5 rollouts. We also check that
- * every example row is a valid dataset row, which upstream left to prepare-data.
+ * every example row is a valid dataset row, which upstream left to prepare-data, and that the committed
+ * metrics are those of the committed rows (what prepare-data would otherwise report as a conflict).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatasetConfig } from '../config/schemas.ts';
 import { formatInvalidRow, readDatasetLines } from './dataset-rows.ts';
+import { diffMetrics } from './metrics-conflicts.ts';
+import { computeDatasetMetrics, datasetMetricsFile } from './prepare-data.ts';
 
 export const EXAMPLE_ROWS = 5;
 
@@ -41,14 +45,21 @@ export async function environmentDataProblems(serverDir: string, displayDir = se
   if (!existsSync(metricsPath)) {
     problems.push(`${shown('example_metrics.json')} is missing: ${prepareHint}.`);
   } else {
+    let committed: Record<string, unknown> | undefined;
     let examples: unknown;
     try {
-      examples = (JSON.parse(readFileSync(metricsPath, 'utf8')) as Record<string, unknown>)['Number of examples'];
+      committed = JSON.parse(readFileSync(metricsPath, 'utf8')) as Record<string, unknown>;
+      examples = committed['Number of examples'];
     } catch (error) {
       examples = `unreadable (${(error as Error).message})`;
     }
     if (examples !== EXAMPLE_ROWS) {
       problems.push(`${shown('example_metrics.json')} says "Number of examples": ${JSON.stringify(examples)}, expected ${EXAMPLE_ROWS}: ${prepareHint}.`);
+    } else if (committed !== undefined && existsSync(examplePath) && problems.length === 0) {
+      const diffs = await metricsDisagreement(examplePath, { name: 'example', type: 'example', jsonl_fpath: shown('example.jsonl'), ...committed });
+      if (diffs.length > 0) {
+        problems.push(`${shown('example_metrics.json')} does not match ${shown('example.jsonl')} (${diffs.slice(0, 3).join('; ')}${diffs.length > 3 ? `; ${diffs.length - 3} more` : ''}): ${prepareHint}.`);
+      }
     }
   }
 
@@ -68,4 +79,12 @@ export async function environmentDataProblems(serverDir: string, displayDir = se
     if (lines !== EXAMPLE_ROWS) problems.push(`${shown('example_rollouts.jsonl')} has ${lines} lines; it must have exactly ${EXAMPLE_ROWS}: ${collectHint}.`);
   }
   return problems;
+}
+
+/** How the committed metrics differ from those of the rows now in `examplePath` (prepare-data's comparison). */
+async function metricsDisagreement(examplePath: string, committed: Record<string, unknown>): Promise<string[]> {
+  const dataset = DatasetConfig.safeParse(committed);
+  if (!dataset.success) return [`its dataset keys are invalid: ${dataset.error.issues.map((issue) => issue.message).join(', ')}`];
+  const { metrics } = await computeDatasetMetrics(examplePath);
+  return diffMetrics(committed, datasetMetricsFile(dataset.data, metrics));
 }

@@ -71,8 +71,8 @@ export const testCommand: CliCommand = {
   description: `
 Runs the vitest tests in <entrypoint> (a folder such as resources_servers/my_env, relative to the
 current folder). For a resources server it then checks, as upstream ng_test does, that data/ holds
-example.jsonl with 5 valid rows, example_metrics.json for those 5 rows (ngym prepare-data
-+mode=example_validation), no *conflict* file, and example_rollouts.jsonl with 5 rollouts.
+example.jsonl with 5 valid rows, example_metrics.json with the metrics of exactly those rows (ngym
+prepare-data +mode=example_validation), no *conflict* file, and example_rollouts.jsonl with 5 rollouts.
 Exit code: vitest's (5 when the folder has no tests), else 1 if the data check fails.
 
 Example:
