@@ -6,7 +6,9 @@
  *
  * Three fixes over upstream v0.1.1: invalid JSON tool arguments become a tool error output the model
  * reads (the rollout goes on); cookies from tool responses are merged rather than replaced, so an error
- * response without a cookie never loses the session; usage is summed over all model calls.
+ * response without a cookie never loses the session; usage is summed over all model calls. And a row the
+ * environment refuses (422 from `/seed_session` or `/verify`) is a 422 of `/run` with the environment's detail,
+ * since the row is the caller's input, instead of a 500.
  */
 import {
   CookieJar,
@@ -19,6 +21,7 @@ import {
   RawJson,
   raiseForStatus,
   type RequestContext,
+  RequestValidationError,
   ResourcesServerRef,
   Response,
   type ResponseCreateParams,
@@ -93,17 +96,30 @@ async function runLoop(params: ResponseCreateParams, context: Context): Promise<
   return { ...(last as Response), output: outputs, usage };
 }
 
+/** Throws the environment's 422 detail as this request's own: the row it refused came from the caller. */
+function refusedRow<Answer extends { status: number; text: string }>(answer: Answer): Answer {
+  if (answer.status !== 422) return answer;
+  let detail: unknown;
+  try {
+    detail = (JSON.parse(answer.text) as { detail?: unknown }).detail;
+  } catch {
+    return answer;
+  }
+  if (!Array.isArray(detail)) return answer;
+  throw new RequestValidationError(detail);
+}
+
 async function run(row: RunRequest, context: Context): Promise<RawJson> {
   const resourcesServer = context.config.resources_server.name;
   const cookies = context.cookies.clone();
-  const seeded = raiseForStatus(await context.client.post(resourcesServer, '/seed_session', row, { cookies }));
+  const seeded = raiseForStatus(refusedRow(await context.client.post(resourcesServer, '/seed_session', row, { cookies })));
   cookies.merge(seeded.cookies);
 
   const loopContext: Context = { ...context, cookies, responseCookies: new CookieJar() };
   const response = await runLoop(row.responses_create_params, loopContext);
   cookies.merge(loopContext.responseCookies);
 
-  const verified = raiseForStatus(await context.client.post(resourcesServer, '/verify', { ...row, response }, { cookies }));
+  const verified = raiseForStatus(refusedRow(await context.client.post(resourcesServer, '/verify', { ...row, response }, { cookies })));
   context.responseCookies.merge(cookies);
   // The environment's answer is the rollout: relayed as it came, not parsed and re-serialized.
   return new RawJson(verified.text);

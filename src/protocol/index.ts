@@ -23,6 +23,7 @@ export {
   RequestValidationError,
   type ValidationDetail,
   describeValidationError,
+  parseReportingInput,
   validateBody,
   validationDetails,
 } from './validation.ts';

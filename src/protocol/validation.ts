@@ -40,8 +40,9 @@ function echoedInput(input: unknown): unknown {
 }
 
 function issueDetail(issue: z.core.$ZodIssue): { type: string; msg: string } {
+  // With the input kept, an issue about no value at all (a type, a union, a literal) is a missing field.
+  if (issue.input === undefined && issue.code !== 'custom') return { type: 'missing', msg: 'Field required' };
   if (issue.code === 'invalid_type') {
-    if (issue.input === undefined) return { type: 'missing', msg: 'Field required' };
     const wrong = WRONG_TYPE[issue.expected];
     if (wrong !== undefined) return wrong;
   }

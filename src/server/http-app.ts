@@ -51,7 +51,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   if (maxBodyBytes !== null) {
     const shown = maxBodyBytes >= MIB ? `${Number((maxBodyBytes / MIB).toFixed(2))} MiB` : `${maxBodyBytes} bytes`;
     const detail = `Request body is larger than this server's limit of ${shown} (config key max_request_body_mb)`;
-    app.use(bodyLimit({ maxSize: maxBodyBytes, onError: (context) => context.json({ detail }, 413, { [ERROR_CODE_HEADER]: 'NGYM_BODY_TOO_LARGE' }) }));
+    app.use(bodyLimit({ maxSize: maxBodyBytes, onError: (context) => context.json({ detail }, 413, { [ERROR_CODE_HEADER]: 'NGYM_BODY_TOO_LARGE', connection: 'close' }) }));
   }
   const cookieName = sessionCookieName(options.className, options.instanceName);
   const signer = new SessionSigner(options.sessionSecret ?? cookieName);
@@ -118,9 +118,43 @@ function readCookie(header: string | undefined, name: string): string | undefine
   return undefined;
 }
 
-/** Parses a JSON body; malformed JSON is a 422 naming the position, as FastAPI answers. */
+/**
+ * Deepest JSON nesting a body may have. Python's json (so upstream NeMo Gym) stops near 1000 levels, and our
+ * own recursive steps (echoing a body, forwarding it) would overflow the stack far deeper: refusing it up
+ * front keeps a hostile body a 422 instead of a 500 anywhere later.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** Whether `text` nests arrays and objects deeper than `limit` (brackets inside strings do not count). */
+export function jsonNestingExceeds(text: string, limit: number): boolean {
+  if (text.length <= limit) return false;
+  let depth = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22) {
+      // Skip the string, and the character after each backslash.
+      for (index++; index < text.length; index++) {
+        const inner = text.charCodeAt(index);
+        if (inner === 0x5c) index++;
+        else if (inner === 0x22) break;
+      }
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (code === 0x5d || code === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** Parses a JSON body; malformed or too deeply nested JSON is a 422 naming the problem, as FastAPI answers. */
 export async function readJsonBody(context: ServerRequestContext): Promise<unknown> {
   const text = await context.req.text();
+  if (jsonNestingExceeds(text, MAX_JSON_DEPTH)) {
+    throw new RequestValidationError([
+      { type: 'json_invalid', loc: ['body'], msg: `JSON decode error: nesting deeper than ${MAX_JSON_DEPTH} levels`, input: text.slice(0, 200) },
+    ]);
+  }
   try {
     return JSON.parse(text);
   } catch (error) {
