@@ -29,6 +29,7 @@ suite() {
 suite vitest npm-test npm test
 suite vitest package npm run test:package
 suite check ng-test-all node bin/ngym.js test-all
+suite check knip npm run knip
 
 node .ci/summarize.mjs "$out/suites.tsv"
 exit $status

@@ -6,7 +6,7 @@ import { SOURCE_NODE_ARGS } from '../../src/util/package-root.ts';
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /** User + system CPU seconds of a process so far (Linux /proc). */
-export function processCpuSeconds(pid: number): number {
+function processCpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;

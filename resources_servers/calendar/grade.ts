@@ -18,7 +18,7 @@ import {
   type PythonValue,
 } from 'ngym';
 
-export type GradeReason = 'pass' | 'think_found' | 'no_json_list' | 'different_number_of_events' | 'conflicting_events' | 'constraint_violated' | 'error_in_grading';
+type GradeReason = 'pass' | 'think_found' | 'no_json_list' | 'different_number_of_events' | 'conflicting_events' | 'constraint_violated' | 'error_in_grading';
 
 export interface Grade {
   reward: 0 | 1;

@@ -21,7 +21,7 @@ export interface UnitTests {
 }
 
 /** `false` is a call-based wrong answer (upstream records the comparison itself there). */
-export type TestResult = boolean | -1 | -2 | -3 | -4;
+type TestResult = boolean | -1 | -2 | -3 | -4;
 
 export interface Grade {
   result: TestResult[];

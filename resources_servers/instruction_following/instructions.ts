@@ -28,7 +28,7 @@ import { countWords, splitIntoSentences } from './text/sentences.ts';
 import { wordTokenize } from './text/word-tokenize.ts';
 
 /** Kwargs that make the instruction unusable (upstream: an exception, or a random stand-in). */
-export class InstructionArgumentError extends Error {
+class InstructionArgumentError extends Error {
   override name = 'InstructionArgumentError';
 }
 

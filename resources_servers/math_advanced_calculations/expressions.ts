@@ -118,7 +118,7 @@ export function parseExpression(text: string): Expression {
 }
 
 /** The value of `expression` through the tools; `calls` collects each tool call in evaluation order. */
-export function evaluate(expression: Expression, calls: ToolCall[] = []): number {
+function evaluate(expression: Expression, calls: ToolCall[] = []): number {
   if (expression.kind === 'number') return expression.value;
   const args: CalculatorArguments = {};
   for (const [name, argument] of expression.args) args[name as keyof CalculatorArguments] = evaluate(argument, calls);
@@ -153,7 +153,7 @@ function splitList(text: string): string[] {
 const PROMPT = /^Get me the values? for (.+) using only the given tools\.$/s;
 
 /** The expressions a task prompt asks for; a standalone number is asked through `return_constant`. */
-export function promptExpressions(prompt: string): Expression[] {
+function promptExpressions(prompt: string): Expression[] {
   const match = PROMPT.exec(prompt.trim());
   if (match === null) throw new SyntaxError(`not a math_advanced_calculations prompt: ${prompt}`);
   return splitList(match[1] as string).map((item) => {

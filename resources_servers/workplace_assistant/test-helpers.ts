@@ -5,9 +5,9 @@
 import { CookieJar, type ConfigDict, sharedHttpClient } from 'ngym';
 import { type InProcessGym, startInProcessGym } from 'ngym/testing';
 
-export const INSTANCE = 'workplace_assistant';
+const INSTANCE = 'workplace_assistant';
 
-export function workplaceConfig(databaseDirpath: string | null = null): ConfigDict {
+function workplaceConfig(databaseDirpath: string | null = null): ConfigDict {
   return {
     [INSTANCE]: { resources_servers: { workplace_assistant: { entrypoint: 'app.ts', domain: 'agent', database_dirpath: databaseDirpath } } },
   };

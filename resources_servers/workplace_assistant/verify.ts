@@ -19,7 +19,7 @@ export interface ToolAction {
 const CASE_SENSITIVE_COLUMNS = new Set(['status', 'list_name', 'board']);
 
 /** `functions[name](**json.loads(arguments))` for each action; an action that raises is skipped. */
-export function replayActions(database: OfficeDatabase, actions: readonly ToolAction[]): Office {
+function replayActions(database: OfficeDatabase, actions: readonly ToolAction[]): Office {
   const office = freshOffice(database);
   for (const action of actions) {
     const tool = typeof action.name === 'string' ? OFFICE_TOOLS_BY_NAME.get(action.name) : undefined;
@@ -40,7 +40,7 @@ function comparableCell(cell: Cell, column: string): Cell {
   return typeof cell === 'string' ? cell.toLowerCase() : null;
 }
 
-export function tablesEqual(left: Table, right: Table): boolean {
+function tablesEqual(left: Table, right: Table): boolean {
   // Both replays start from the same shared tables: an unchanged table or row is the very same object.
   if (left === right) return true;
   if (left.columns.length !== right.columns.length || left.columns.some((column, index) => column !== right.columns[index])) return false;

@@ -83,7 +83,7 @@ function logStatuses(log: string): Map<string, string> | null {
   return statuses.size > 0 ? statuses : parsePytestLog(log);
 }
 
-export interface TestsStatus {
+interface TestsStatus {
   FAIL_TO_PASS: { success: string[]; failure: string[] };
   PASS_TO_PASS: { success: string[]; failure: string[] };
   FAIL_TO_FAIL: { success: string[]; failure: string[] };

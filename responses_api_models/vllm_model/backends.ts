@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffMs, type HttpClient, type HttpResponse, NgymError, raiseForStatus, sharedHttpClient, UpstreamError } from 'ngym';
 
-export const RATE_LIMIT_STATUSES: readonly number[] = [429, 502, 503, 504, 520];
+const RATE_LIMIT_STATUSES: readonly number[] = [429, 502, 503, 504, 520];
 
 export interface RetryPolicy {
   /** Retries after a 500 (attempts = retries + 1). */

@@ -11,7 +11,7 @@
  */
 import { type ChatCompletion, NgymError } from 'ngym';
 
-export interface TokenInformation {
+interface TokenInformation {
   prompt_token_ids: number[];
   generation_token_ids: number[];
   generation_log_probs: number[];

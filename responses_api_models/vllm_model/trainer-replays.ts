@@ -85,7 +85,7 @@ export function trlProcessRollout(result: unknown, eosTokenId: number): TrlRollo
   return rollout;
 }
 
-export interface NemoRlMessage {
+interface NemoRlMessage {
   role: 'user' | 'assistant';
   tokenIds: number[];
   generationLogprobs?: number[];

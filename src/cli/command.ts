@@ -8,7 +8,7 @@ import type { GlobalConfig } from '../config/global-config.ts';
 import { ConfigError } from '../errors.ts';
 import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
 
-export interface CliParameter {
+interface CliParameter {
   name: string;
   type: string;
   description: string;

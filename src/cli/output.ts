@@ -1,7 +1,7 @@
 /** Human output of the CLI (stdout); logs and child output go to stderr. */
 import type { ServerInstanceInfo } from '../server/head-server.ts';
 
-export function formatTable(header: string[], rows: string[][]): string {
+function formatTable(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');

@@ -4,7 +4,7 @@
  * default, so a typo never silently drops a server. References `{type, name}` between servers are checked.
  */
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { ConfigError } from '../errors.ts';
 import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
@@ -160,8 +160,4 @@ export function defaultSearchRoots(cwd = process.cwd()): string[] {
   const roots = [resolve(cwd)];
   if (resolve(PACKAGE_ROOT) !== roots[0]) roots.push(PACKAGE_ROOT);
   return roots;
-}
-
-export function entrypointPath(directory: string, entrypoint: string): string {
-  return join(directory, entrypoint);
 }

@@ -17,7 +17,7 @@ export function pathKey(path: readonly (string | number)[]): string {
   return path.join('.');
 }
 
-export function cloneValue<T extends ConfigValue>(value: T): T {
+function cloneValue<T extends ConfigValue>(value: T): T {
   return structuredClone(value);
 }
 
@@ -42,14 +42,6 @@ export function setAt(root: ConfigDict, path: readonly string[], value: ConfigVa
   }
   const last = path.at(-1);
   if (last !== undefined) node[last] = value;
-}
-
-export function deleteAt(root: ConfigDict, path: readonly string[]): boolean {
-  const parent = getAt(root, path.slice(0, -1));
-  const last = path.at(-1);
-  if (!isDict(parent) || last === undefined || !Object.hasOwn(parent, last)) return false;
-  delete parent[last];
-  return true;
 }
 
 /** Records which source last set each key. */

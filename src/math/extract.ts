@@ -7,7 +7,7 @@
 
 export type Target = 'latex' | 'expr';
 
-export interface LatexPart {
+interface LatexPart {
   latex: string;
   percent: boolean;
   /** `\boxed{...}` matched as a whole keeps only its last box; environments keep every box. */

@@ -9,7 +9,7 @@
 export type BoxedMode = 'all' | 'last' | 'none';
 
 /** The contents of every `\boxed{...}` / `\fbox{...}` (brace-balanced), in order. */
-export function boxedContents(text: string): string[] {
+function boxedContents(text: string): string[] {
   const contents: string[] = [];
   const opener = /\\(?:boxed|fbox)\s*\{/g;
   for (let match = opener.exec(text); match !== null; match = opener.exec(text)) {

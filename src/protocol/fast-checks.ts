@@ -52,7 +52,7 @@ function contentParts(value: Value): boolean {
 
 const ROLES = new Set(['user', 'assistant', 'system', 'developer']);
 
-export function isValidItem(item: Value): boolean {
+function isValidItem(item: Value): boolean {
   if (!isObject(item)) return false;
   const type = item.type;
   if (type === undefined || type === 'message') {

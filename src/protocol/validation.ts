@@ -96,12 +96,6 @@ export function registerFastCheck(schema: z.ZodType, check: (value: unknown) => 
   fastChecks.set(schema, check);
 }
 
-/** Whether `body` satisfies `schema`, by its fast check when it has one. */
-export function conforms(schema: z.ZodType, body: unknown): boolean {
-  const check = fastChecks.get(schema);
-  return check !== undefined ? check(body) || schema.safeParse(body).success : schema.safeParse(body).success;
-}
-
 /** Validates without transforming and returns the very same object, so unknown fields survive. */
 export function validateBody<T>(schema: z.ZodType, body: unknown): T {
   if (fastChecks.get(schema)?.(body)) return body as T;

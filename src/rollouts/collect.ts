@@ -76,7 +76,7 @@ export interface CollectOptions {
   progress?: ProgressReporter;
 }
 
-export interface RolloutRef {
+interface RolloutRef {
   taskIndex: number;
   rolloutIndex: number;
   agent: string;

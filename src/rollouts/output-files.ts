@@ -142,7 +142,7 @@ export function rolloutKey(taskIndex: number, rolloutIndex: number): number {
   return taskIndex * 1_048_576 + rolloutIndex;
 }
 
-export interface StampedRow {
+interface StampedRow {
   _ng_task_index?: unknown;
   _ng_rollout_index?: unknown;
 }

@@ -18,7 +18,7 @@ export interface MetricsOptions {
   inputFields?: ReadonlySet<string>;
 }
 
-export interface MetricGroup {
+interface MetricGroup {
   rollouts: number;
   tasks: number;
   metrics: Record<string, number>;
@@ -203,7 +203,7 @@ export function computeMetrics(rows: Iterable<Record<string, unknown>>, options:
 }
 
 /** Folds every rollout of a file into an accumulator (what an earlier run wrote, when resuming). */
-export async function addRolloutsFromFile(accumulator: MetricsAccumulator, path: string): Promise<void> {
+async function addRolloutsFromFile(accumulator: MetricsAccumulator, path: string): Promise<void> {
   for await (const { bytes } of readLinesWithOffsets(path)) {
     if (bytes.length > 0) accumulator.add(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
   }

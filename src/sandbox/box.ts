@@ -9,7 +9,7 @@ import type { Writable } from 'node:stream';
 import { encodeFrame, FrameDecoder } from './frames.ts';
 import { DEFAULT_LIMITS, type SandboxRunHandle, type SandboxRunRequest, type SandboxRunResult, type SandboxFile, type SandboxLimits } from './types.ts';
 
-export const LAUNCHER_SOURCE = readFileSync(new URL('./launcher.py', import.meta.url), 'utf8');
+const LAUNCHER_SOURCE = readFileSync(new URL('./launcher.py', import.meta.url), 'utf8');
 
 /** How a provider starts a box: the command, and data to hand it on extra file descriptors 3, 4, ... */
 export interface BoxSpawn {

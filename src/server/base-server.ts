@@ -20,10 +20,10 @@ export function serverConfigSchema<Shape extends ConfigShape>(shape: Shape, opti
   return base.extend(shape);
 }
 
-export type BaseServerConfigType = z.infer<typeof BaseServerConfig>;
+type BaseServerConfigType = z.infer<typeof BaseServerConfig>;
 export type ServerConfigOf<Shape extends ConfigShape> = BaseServerConfigType & z.infer<z.ZodObject<Shape>>;
 
-export function createAppFor(className: string, context: ServerSetupContext): ServerApp {
+function createAppFor(className: string, context: ServerSetupContext): ServerApp {
   const config = context.config as BaseServerConfigType;
   const seconds = config.request_timeout_seconds;
   const megabytes = config.max_request_body_mb;
@@ -53,7 +53,7 @@ export interface RequestContext<Config, State> {
   http: Context<ServerEnv>;
 }
 
-export function requestContextFactory<Config, State>(setup: ServerSetupContext<Config>, state: State) {
+function requestContextFactory<Config, State>(setup: ServerSetupContext<Config>, state: State) {
   return (http: Context<ServerEnv>): RequestContext<Config, State> => ({
     get sessionId() {
       return sessionIdOf(http);

@@ -15,7 +15,7 @@ import { pythonExceptionRepr } from '../util/python-json.ts';
 import type { Logger } from './logger.ts';
 import { newSessionId, SessionSigner, sessionCookieName, setCookieHeader } from './sessions.ts';
 
-export interface ServerVariables {
+interface ServerVariables {
   /** The caller's session id, starting a session (and its cookie) on first use. */
   sessionId: () => string;
   session: string | undefined;
@@ -123,10 +123,10 @@ function readCookie(header: string | undefined, name: string): string | undefine
  * own recursive steps (echoing a body, forwarding it) would overflow the stack far deeper: refusing it up
  * front keeps a hostile body a 422 instead of a 500 anywhere later.
  */
-export const MAX_JSON_DEPTH = 1000;
+const MAX_JSON_DEPTH = 1000;
 
 /** Whether `text` nests arrays and objects deeper than `limit` (brackets inside strings do not count). */
-export function jsonNestingExceeds(text: string, limit: number): boolean {
+function jsonNestingExceeds(text: string, limit: number): boolean {
   if (text.length <= limit) return false;
   let depth = 0;
   for (let index = 0; index < text.length; index++) {

@@ -27,7 +27,7 @@ import { type BoundServer, bindServer } from './serve.ts';
 const CHILD_MAIN = fileURLToPath(siblingModule(import.meta.url, 'child-main'));
 const TSX_LOADER = import.meta.resolve('tsx');
 const OUTPUT_TAIL_LINES = 60;
-export const NODE_ARGS_ENV = 'NGYM_NODE_ARGS';
+const NODE_ARGS_ENV = 'NGYM_NODE_ARGS';
 
 export interface LaunchOptions {
   globalConfig: GlobalConfig;

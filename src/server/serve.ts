@@ -21,9 +21,9 @@ import { formatHost } from '../config/global-config.ts';
 import { HTTP2_LIMITS } from '../util/http2-limits.ts';
 
 /** Where to listen: an address, or a socket bound by another process (the launcher). */
-export type Listener = { host: string; port: number } | { handle: NetServer; host: string };
+type Listener = { host: string; port: number } | { handle: NetServer; host: string };
 
-export interface BindOptions {
+interface BindOptions {
   http: Listener;
   /** Also serve cleartext HTTP/2 (for ngym clients' overflow traffic). */
   h2c?: Listener;

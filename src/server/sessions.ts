@@ -6,7 +6,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 
 export const SESSION_ID_KEY = 'session_id';
-export const SESSION_MAX_AGE_SECONDS = 1_209_600;
+const SESSION_MAX_AGE_SECONDS = 1_209_600;
 
 export function sessionCookieName(className: string, instanceName: string): string {
   return `${className}___${instanceName}`;

@@ -24,7 +24,7 @@ const WORD_IDS_FROM = 1_000;
 const WORD_ID_SPAN = 1_000_000;
 const PIECES = /<\|im_start\|>|<\|im_end\|>|\s+|[^\s<]+|</g;
 
-export interface ToyMessage {
+interface ToyMessage {
   role: string;
   content?: unknown;
   reasoning_content?: string | null;
@@ -74,7 +74,7 @@ function renderToolCall(call: { function: { name: string; arguments: string } })
   return `<tool_call>{"name": ${JSON.stringify(call.function.name)}, "arguments": ${call.function.arguments}}</tool_call>`;
 }
 
-export interface ToyTemplateOptions {
+interface ToyTemplateOptions {
   tools?: unknown[] | null;
   addGenerationPrompt?: boolean;
   chatTemplateKwargs?: Record<string, unknown> | null;

@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Whether this is the TypeScript source (a checkout) rather than the compiled dist/. */
-export const RUNS_FROM_SOURCE = import.meta.url.endsWith('.ts');
+const RUNS_FROM_SOURCE = import.meta.url.endsWith('.ts');
 
 /** Absolute path of the ngym package (the folder holding package.json), wherever it is installed. */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), ...(RUNS_FROM_SOURCE ? ['..', '..'] : ['..', '..', '..']));
@@ -15,7 +15,7 @@ export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), ...
  * The package.json export condition that maps `import 'ngym'` to src/ instead of dist/. Processes and threads
  * ngym starts from a checkout pass it to Node (`SOURCE_NODE_ARGS`), so environments there use the sources.
  */
-export const SOURCE_CONDITION = 'ngym-source';
+const SOURCE_CONDITION = 'ngym-source';
 export const SOURCE_NODE_ARGS: readonly string[] = RUNS_FROM_SOURCE ? [`--conditions=${SOURCE_CONDITION}`] : [];
 
 /** A module beside `moduleUrl` by its name without extension: `name.ts` in a checkout, `name.js` when compiled. */

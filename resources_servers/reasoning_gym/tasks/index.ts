@@ -9,7 +9,7 @@ import { propositionalLogic } from './propositional-logic.ts';
 import type { ReasoningTask } from './task.ts';
 import { wordSorting } from './word-sorting.ts';
 
-export type { Metadata, ReasoningTask, TaskEntry } from './task.ts';
+export type { ReasoningTask, TaskEntry } from './task.ts';
 
 export const TASKS: ReadonlyMap<string, ReasoningTask> = new Map(
   ([miniSudoku, knightsKnaves, basicArithmetic, wordSorting, propositionalLogic] as unknown as ReasoningTask[]).map((task) => [task.name, task]),

@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { SeededRandom } from './random.ts';
 
-export type Metadata = Record<string, unknown>;
+type Metadata = Record<string, unknown>;
 
 export interface TaskEntry {
   question: string;
@@ -15,7 +15,7 @@ export interface TaskEntry {
 }
 
 /** What a generator returns; the library adds `source_dataset`, `source_index` and `difficulty`. */
-export interface GeneratedItem {
+interface GeneratedItem {
   question: string;
   answer: string | null;
   metadata: Metadata;

@@ -7,7 +7,7 @@ import { parseTimestamp, timestampDate, timestampOrder } from './timestamp.ts';
 import { type OfficeTool, returningErrors } from './tool.ts';
 
 /** The simulated "now" (Thursday): every email sent gets this time. */
-export const CURRENT_TIME = '2023-11-30 23:59:00';
+const CURRENT_TIME = '2023-11-30 23:59:00';
 
 const emailId = { type: 'string', description: 'Unique ID of the email' } as const;
 

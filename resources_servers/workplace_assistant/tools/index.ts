@@ -24,7 +24,7 @@ const companyDirectoryTool: OfficeTool = {
   },
 };
 
-export const OFFICE_TOOLS: readonly OfficeTool[] = [
+const OFFICE_TOOLS: readonly OfficeTool[] = [
   companyDirectoryTool,
   ...emailTools,
   ...calendarTools,

@@ -6,7 +6,7 @@
 import { type FunctionToolDefinition, PythonError, type PythonValue } from 'ngym';
 import type { Office } from '../database/office.ts';
 
-export interface ParameterSpec {
+interface ParameterSpec {
   type: 'string' | 'integer';
   description: string;
   /** The Python default; None when absent. */

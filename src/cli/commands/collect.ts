@@ -30,7 +30,7 @@ function formatMetrics(metrics: Record<string, number>): string {
 }
 
 /** The end-of-run report; returns the exit code (non-zero when anything is missing from the output). */
-export function reportSummary(summary: CollectionSummary, write: (text: string) => void): number {
+function reportSummary(summary: CollectionSummary, write: (text: string) => void): number {
   const { metrics } = summary;
   write(`\n${metrics.rollouts} rollouts over ${metrics.tasks} tasks: ${formatMetrics(metrics.metrics)}\n`);
   const agents = Object.entries(metrics.agents);

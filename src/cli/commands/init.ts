@@ -296,13 +296,13 @@ async function recordRollouts(name: string, definition: ResourcesServerDefinitio
   }
 }
 
-export interface ScaffoldResult {
+interface ScaffoldResult {
   directory: string;
   files: string[];
 }
 
 /** Writes the environment into `<cwd>/resources_servers/<name>` (via a staging folder, so a failure leaves nothing behind). */
-export async function scaffoldResourcesServer(name: string, cwd: string): Promise<ScaffoldResult> {
+async function scaffoldResourcesServer(name: string, cwd: string): Promise<ScaffoldResult> {
   const directory = resolve(cwd, 'resources_servers', name);
   const staging = resolve(cwd, 'resources_servers', `.${name}.ngym-init`);
   rmSync(staging, { recursive: true, force: true });

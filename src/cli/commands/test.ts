@@ -16,7 +16,7 @@ import { type CliCommand, readParameters } from '../command.ts';
 
 const TEST_FILE = /\.(test|spec)\.(c|m)?[jt]sx?$/;
 /** vitest's "no tests" outcome, reported with pytest's code as upstream does. */
-export const NO_TESTS_EXIT_CODE = 5;
+const NO_TESTS_EXIT_CODE = 5;
 
 function testFiles(directory: string): string[] {
   return (readdirSync(directory, { recursive: true }) as string[]).filter(
@@ -38,7 +38,7 @@ function vitestEntry(cwd: string): string {
 }
 
 /** Runs the folder's tests with vitest; resolves to vitest's exit code, or NO_TESTS_EXIT_CODE. */
-export async function runServerTests(directory: string, cwd: string): Promise<number> {
+async function runServerTests(directory: string, cwd: string): Promise<number> {
   if (testFiles(directory).length === 0) return NO_TESTS_EXIT_CODE;
   // A vitest started from inside a vitest run must not inherit that run's worker variables.
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST')));
