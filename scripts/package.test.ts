@@ -130,6 +130,35 @@ export const start: (definitions: Parameters<typeof startInProcessGym>[0]) => Pr
     expect(wrong.stdout).toMatch(/wrong\.ts\(2,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
   });
 
+  it("serves the consumer's own TypeScript environment (from `ngym init`) under the installed `ngym run`", () => {
+    const init = run(NPM, ['exec', '--no', '--', 'ngym', 'init', '+entrypoint=resources_servers/my_env'], { cwd: consumer });
+    expect(init.code, init.output).toBe(0);
+    writeFileSync(
+      join(consumer, 'own-environment.mjs'),
+      `import { startGymProcess } from 'ngym/testing';
+
+const gym = await startGymProcess(
+  [
+    '+config_paths=[resources_servers/my_env/configs/my_env.yaml,responses_api_models/openai_model/configs/openai_model.yaml]',
+    '+policy_base_url=http://127.0.0.1:9/v1', '+policy_api_key=none', '+policy_model_name=none',
+  ],
+  { cwd: process.cwd() },
+);
+try {
+  const instances = await (await fetch('http://127.0.0.1:' + gym.headPort + '/server_instances')).json();
+  const environment = instances.find((instance) => instance.name === 'my_env_resources_server');
+  const verified = await fetch(environment.url + '/verify', { method: 'POST', body: JSON.stringify({ responses_create_params: { input: 'hi' }, response: 1 }) });
+  console.log(JSON.stringify({ servers: instances.map((instance) => instance.name).sort(), wrongType: (await verified.json()).detail[0].type }));
+} finally {
+  await gym.stop();
+}
+`,
+    );
+    const result = run(process.execPath, ['own-environment.mjs'], { cwd: consumer });
+    expect(result.code, result.output).toBe(0);
+    expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!)).toEqual({ servers: ['my_env_resources_server', 'my_env_simple_agent', 'policy_model'], wrongType: 'dict_type' });
+  });
+
   it('runs `npx ngym demo` from the installed package', () => {
     const result = run(NPM, ['exec', '--no', '--', 'ngym', 'demo'], { cwd: consumer, env: { NGYM_LOG_LEVEL: 'warn' } });
     expect(result.code, result.output).toBe(0);

@@ -25,6 +25,8 @@ function newProject(): string {
   mkdirSync(join(root, 'node_modules'));
   symlinkSync(PACKAGE_ROOT, join(root, 'node_modules', 'ngym'));
   for (const name of ['zod', 'vitest']) symlinkSync(join(PACKAGE_ROOT, 'node_modules', name), join(root, 'node_modules', name));
+  // ngym here is a linked checkout, not a built package: its tests resolve `ngym` to the sources (docs/api.md).
+  writeFileSync(join(root, 'vitest.config.mjs'), "export default { ssr: { resolve: { conditions: ['ngym-source'] } } };\n");
   return root;
 }
 
