@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { encodeFrame, FrameDecoder } from './frames.ts';
-import { DEFAULT_LIMITS, type SandboxRunHandle, type SandboxRunRequest, type SandboxRunResult, type SandboxFile, type SandboxLimits } from './types.ts';
+import { DEFAULT_LIMITS, SandboxError, type SandboxRunHandle, type SandboxRunRequest, type SandboxRunResult, type SandboxFile, type SandboxLimits } from './types.ts';
 
 const LAUNCHER_SOURCE = readFileSync(new URL('./launcher.py', import.meta.url), 'utf8');
 
@@ -205,7 +205,7 @@ export class Box {
   /** Starts a run; the box serves one at a time. */
   start(request: SandboxRunRequest, defaults: SandboxLimits = DEFAULT_LIMITS): SandboxRunHandle {
     if (this.busy) throw new Error('This sandbox box is already running something.');
-    if (!this.alive) throw new Error(`This sandbox box is gone: ${this.exitReason}`);
+    if (!this.alive) throw new SandboxError(`This sandbox box is gone: ${this.exitReason}`);
     const limits = resolveLimits(request.limits, defaults);
     const job = {
       argv: request.command,

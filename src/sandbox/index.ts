@@ -6,7 +6,6 @@ export {
   Sandbox,
   type SandboxConfig,
   sandboxConfigSchema,
-  SandboxError,
   type SandboxOptions,
   type SandboxProviderName,
   SandboxSession,
@@ -15,6 +14,7 @@ export {
 export {
   DEFAULT_LIMITS,
   onStdoutLines,
+  SandboxError,
   type SandboxFile,
   type SandboxLimits,
   type SandboxRunHandle,

@@ -5,8 +5,7 @@
  * SandboxError; `alive` tells the owner to start a new one.
  */
 import type { Sandbox, SandboxSession } from './sandbox.ts';
-import { SandboxError } from './sandbox.ts';
-import { onStdoutLines, type SandboxRunHandle, type SandboxRunRequest, type SandboxRunResult } from './types.ts';
+import { onStdoutLines, SandboxError, type SandboxRunHandle, type SandboxRunRequest, type SandboxRunResult } from './types.ts';
 
 interface Pending {
   resolve: (value: unknown) => void;

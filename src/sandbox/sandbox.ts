@@ -7,11 +7,10 @@
  * keeping its state).
  */
 import * as z from 'zod';
-import { NgymError } from '../errors.ts';
 import { Box, BoxStartError, type BoxSpawn, resolveLimits } from './box.ts';
 import { type BoxOptions, bubblewrapSpawn } from './bubblewrap.ts';
 import { type ContainerEngine, containerSpawn } from './container.ts';
-import { DEFAULT_LIMITS, type SandboxRunHandle, type SandboxRunRequest, type SandboxRunResult, type SandboxLimits } from './types.ts';
+import { DEFAULT_LIMITS, SandboxError, type SandboxRunHandle, type SandboxRunRequest, type SandboxRunResult, type SandboxLimits } from './types.ts';
 
 export type SandboxProviderName = 'bubblewrap' | ContainerEngine;
 
@@ -71,13 +70,6 @@ export interface SessionOptions {
   image?: string;
   /** Container providers: the work directory is the image's own (a repository checkout). */
   workspace?: 'tmpfs' | 'image';
-}
-
-/** The sandbox cannot run anything: it cannot start, or its supervisor died. Retryable, HTTP 503. */
-export class SandboxError extends NgymError {
-  constructor(message: string, cause?: unknown) {
-    super('NGYM_SANDBOX', message, { status: 503, retryable: true, cause });
-  }
 }
 
 const INSTALL_HINT: Record<SandboxProviderName, string> = {

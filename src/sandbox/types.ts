@@ -2,6 +2,15 @@
  * The sandbox interface every provider serves: a program (argv), files, stdin and limits in; exit status,
  * capped stdout/stderr, wall and CPU time and why the run stopped out.
  */
+import { NgymError } from '../errors.ts';
+
+
+/** The sandbox cannot run anything: it cannot start, or its supervisor died. Retryable, HTTP 503. */
+export class SandboxError extends NgymError {
+  constructor(message: string, cause?: unknown) {
+    super('NGYM_SANDBOX', message, { status: 503, retryable: true, cause });
+  }
+}
 
 export interface SandboxLimits {
   /** Wall-clock time of a run; the run is killed when it is over. */
