@@ -51,7 +51,19 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   if (maxBodyBytes !== null) {
     const shown = maxBodyBytes >= MIB ? `${Number((maxBodyBytes / MIB).toFixed(2))} MiB` : `${maxBodyBytes} bytes`;
     const detail = `Request body is larger than this server's limit of ${shown} (config key max_request_body_mb)`;
-    app.use(bodyLimit({ maxSize: maxBodyBytes, onError: (context) => context.json({ detail }, 413, { [ERROR_CODE_HEADER]: 'NGYM_BODY_TOO_LARGE', connection: 'close' }) }));
+    app.use(
+      bodyLimit({
+        maxSize: maxBodyBytes,
+        onError: (context) => {
+          // An HTTP/1.1 socket whose request body was left unread is closed after the answer, so the client must
+          // not reuse it; HTTP/2 streams need nothing of the kind (and refuse the header).
+          const incoming = (context.env as { incoming?: { httpVersionMajor?: number } } | undefined)?.incoming;
+          const headers: Record<string, string> = { [ERROR_CODE_HEADER]: 'NGYM_BODY_TOO_LARGE' };
+          if (incoming?.httpVersionMajor === 1) headers.connection = 'close';
+          return context.json({ detail }, 413, headers);
+        },
+      }),
+    );
   }
   const cookieName = sessionCookieName(options.className, options.instanceName);
   const signer = new SessionSigner(options.sessionSecret ?? cookieName);

@@ -1,3 +1,4 @@
+import { connect } from 'node:http2';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { CookieJar } from '../client/cookies.ts';
@@ -87,6 +88,31 @@ describe('resources server runtime', () => {
     const streamed = await fetch(gym.url('notes', '/add_note'), { method: 'POST', body: ReadableStream.from(chunks()), duplex: 'half' } as RequestInit);
     expect(streamed.status).toBe(413);
     expect((await http.request(gym.url('notes', '/add_note'), { body: { text: 'after' } })).status).toBe(200);
+
+    // Over HTTP/2 (h2c) the same 413, without HTTP/1's connection header (which HTTP/2 forbids).
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const session = connect(`http://127.0.0.1:${gym.servers.get('notes')!.instance.config.h2c_port}`);
+    try {
+      const answer = await new Promise<{ status: unknown; connection: unknown; body: string }>((resolve, reject) => {
+        const stream = session.request({ ':method': 'POST', ':path': '/add_note', 'content-type': 'application/json' });
+        let status: unknown;
+        let connection: unknown;
+        let body = '';
+        stream.on('response', (headers) => ((status = headers[':status']), (connection = headers.connection)));
+        stream.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        stream.on('end', () => resolve({ status, connection, body }));
+        stream.on('error', reject);
+        stream.end(JSON.stringify({ text: 'z'.repeat(2000) }));
+      });
+      expect(answer).toMatchObject({ status: 413, connection: undefined });
+      expect(answer.body).toContain('max_request_body_mb');
+    } finally {
+      session.close();
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
   });
 
   it('rejects forged session cookies', () => {
