@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { CookieJar } from '../client/cookies.ts';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, type ServerClient } from '../client/server-client.ts';
 import { BaseServerConfig, Domain } from '../config/schemas.ts';
-import { createServerApp, DEFAULT_MAX_REQUEST_BODY_MB, MIB, type ServerApp, type ServerEnv, sessionIdOf } from './http-app.ts';
+import { createServerApp, maxBodyBytesOf, type ServerApp, type ServerEnv, sessionIdOf } from './http-app.ts';
 import type { Logger } from './logger.ts';
 import { markServerDefinition, type ServerDefinition, type ServerSetupContext } from './server-definition.ts';
 import type { ServerType } from '../config/schemas.ts';
@@ -26,13 +26,12 @@ export type ServerConfigOf<Shape extends ConfigShape> = BaseServerConfigType & z
 function createAppFor(className: string, context: ServerSetupContext): ServerApp {
   const config = context.config as BaseServerConfigType;
   const seconds = config.request_timeout_seconds;
-  const megabytes = config.max_request_body_mb;
   return createServerApp({
     className,
     instanceName: config.name,
     sessionSecret: typeof config.session_secret === 'string' ? config.session_secret : undefined,
     requestTimeoutMs: seconds === null ? null : (seconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
-    maxBodyBytes: megabytes === null ? null : Math.floor((megabytes ?? DEFAULT_MAX_REQUEST_BODY_MB) * MIB),
+    maxBodyBytes: maxBodyBytesOf(config.max_request_body_mb),
     logger: context.logger,
   });
 }

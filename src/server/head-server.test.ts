@@ -25,6 +25,11 @@ describe('head server', () => {
     expect(yaml).not.toContain('sk-secret');
   });
 
+  it('refuses a head_server.max_request_body_mb that is not a positive number of MiB, naming the key', () => {
+    const bad = globalConfigFromDict({ head_server: { host: '127.0.0.1', port: 0, max_request_body_mb: 'lots' } });
+    expect(() => createHeadServerApp(bad, () => [])).toThrow(/head_server\.max_request_body_mb must be a positive number of MiB or null, got "lots"/);
+  });
+
   it('is what ServerClient.fromHeadServer reads to find servers by name', async () => {
     const head = await bindServer({ host: '127.0.0.1', port: 0 });
     head.attach(createHeadServerApp(config, () => []));

@@ -6,7 +6,10 @@
 import { Hono } from 'hono';
 import type { GlobalConfig } from '../config/global-config.ts';
 import { redactSecrets } from '../config/redact.ts';
+import type { ConfigDict } from '../config/tree.ts';
+import { ConfigError } from '../errors.ts';
 import { dumpYaml } from '../config/yaml-file.ts';
+import { bodyLimitMiddleware, maxBodyBytesOf } from './http-app.ts';
 
 export interface ServerInstanceInfo {
   name: string;
@@ -25,6 +28,14 @@ export interface ServerInstanceInfo {
 
 export function createHeadServerApp(globalConfig: GlobalConfig, instances: () => ServerInstanceInfo[]): Hono {
   const app = new Hono();
+  const limit = (globalConfig.dict.head_server as ConfigDict | undefined)?.max_request_body_mb;
+  if (limit !== undefined && limit !== null && !(typeof limit === 'number' && limit > 0)) {
+    throw new ConfigError('NGYM_CONFIG_INVALID', `head_server.max_request_body_mb must be a positive number of MiB or null, got ${JSON.stringify(limit)}.`, {
+      key: 'head_server.max_request_body_mb',
+    });
+  }
+  const maxBodyBytes = maxBodyBytesOf(limit);
+  if (maxBodyBytes !== null) app.use(bodyLimitMiddleware(maxBodyBytes));
   app.get('/', (context) => context.json({ status: 'ok' }));
   app.get('/global_config_dict_yaml', (context) => context.json(dumpYaml(redactSecrets(globalConfig.dict))));
   app.get('/server_instances', (context) => context.json(instances()));

@@ -7,7 +7,7 @@
  *   - anything else thrown by a handler: 500 whose body is the JSON string `repr(e)`, e.g.
  *     `"ValueError('bad')"`, because agents hand tool bodies to the model verbatim.
  */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ERROR_CODE_HEADER, errorCodeOf, NgymError } from '../errors.ts';
 import { RequestValidationError } from '../protocol/validation.ts';
@@ -37,34 +37,43 @@ export interface ServerAppOptions {
   logger: Logger;
 }
 
-export const MIB = 1024 * 1024;
+const MIB = 1024 * 1024;
 /**
  * Default of the `max_request_body_mb` server key. A /verify body carries the whole rollout: one response of
  * 65,536 token ids with logprobs is about 2 MiB, so this fits long multi-turn rollouts with token information
  * with room to spare, while a runaway client cannot make a server buffer gigabytes.
  */
-export const DEFAULT_MAX_REQUEST_BODY_MB = 256;
+const DEFAULT_MAX_REQUEST_BODY_MB = 256;
+
+/**
+ * Answers 413 to a body over `maxBodyBytes` (counted as it streams in when there is no content-length). Every
+ * Gym server and the head server use it; `max_request_body_mb` in their config sets it.
+ */
+export function bodyLimitMiddleware(maxBodyBytes: number): MiddlewareHandler {
+  const shown = maxBodyBytes >= MIB ? `${Number((maxBodyBytes / MIB).toFixed(2))} MiB` : `${maxBodyBytes} bytes`;
+  const detail = `Request body is larger than this server's limit of ${shown} (config key max_request_body_mb)`;
+  return bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: (context) => {
+      // An HTTP/1.1 socket whose request body was left unread is closed after the answer, so the client must
+      // not reuse it; HTTP/2 streams need nothing of the kind (and refuse the header).
+      const incoming = (context.env as { incoming?: { httpVersionMajor?: number } } | undefined)?.incoming;
+      const headers: Record<string, string> = { [ERROR_CODE_HEADER]: 'NGYM_BODY_TOO_LARGE' };
+      if (incoming?.httpVersionMajor === 1) headers.connection = 'close';
+      return context.json({ detail }, 413, headers);
+    },
+  });
+}
+
+/** `max_request_body_mb` of a config (default DEFAULT_MAX_REQUEST_BODY_MB) in bytes; null for no limit. */
+export function maxBodyBytesOf(megabytes: number | null | undefined): number | null {
+  return megabytes === null ? null : Math.floor((megabytes ?? DEFAULT_MAX_REQUEST_BODY_MB) * MIB);
+}
 
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono<ServerEnv>();
-  const maxBodyBytes = options.maxBodyBytes === undefined ? DEFAULT_MAX_REQUEST_BODY_MB * MIB : options.maxBodyBytes;
-  if (maxBodyBytes !== null) {
-    const shown = maxBodyBytes >= MIB ? `${Number((maxBodyBytes / MIB).toFixed(2))} MiB` : `${maxBodyBytes} bytes`;
-    const detail = `Request body is larger than this server's limit of ${shown} (config key max_request_body_mb)`;
-    app.use(
-      bodyLimit({
-        maxSize: maxBodyBytes,
-        onError: (context) => {
-          // An HTTP/1.1 socket whose request body was left unread is closed after the answer, so the client must
-          // not reuse it; HTTP/2 streams need nothing of the kind (and refuse the header).
-          const incoming = (context.env as { incoming?: { httpVersionMajor?: number } } | undefined)?.incoming;
-          const headers: Record<string, string> = { [ERROR_CODE_HEADER]: 'NGYM_BODY_TOO_LARGE' };
-          if (incoming?.httpVersionMajor === 1) headers.connection = 'close';
-          return context.json({ detail }, 413, headers);
-        },
-      }),
-    );
-  }
+  const maxBodyBytes = options.maxBodyBytes === undefined ? maxBodyBytesOf(undefined) : options.maxBodyBytes;
+  if (maxBodyBytes !== null) app.use(bodyLimitMiddleware(maxBodyBytes));
   const cookieName = sessionCookieName(options.className, options.instanceName);
   const signer = new SessionSigner(options.sessionSecret ?? cookieName);
 

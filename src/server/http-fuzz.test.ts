@@ -109,6 +109,7 @@ beforeAll(async () => {
   const limit = { max_request_body_mb: LIMIT_MB };
   gym = await startInProcessGym({
     config: {
+      head_server: limit,
       ...simpleAgentConfig({ resources: { name: 'notes', implementation: 'notes', config: limit }, agent: 'notes_agent', agentConfig: limit }),
       policy_model: {
         responses_api_models: {
@@ -296,6 +297,18 @@ describe('fuzzed head server', () => {
         expect([200, 404], `${method} ${route}`).toContain(answer.status);
       }),
       { numRuns: RUNS * 2 },
+    );
+    await expectStillServing();
+  });
+
+  it('answers 413 to a body over its max_request_body_mb, and keeps serving', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/', '/global_config_dict_yaml', '/nowhere'), fc.integer({ min: 1, max: LIMIT_BYTES }), async (route, over) => {
+        const answer = await send(`${gym.headUrl}${route}`, 'h'.repeat(LIMIT_BYTES + over));
+        expect(answer.status).toBe(413);
+        expect((answer.body as { detail: string }).detail).toMatch(/limit of 1 MiB \(config key max_request_body_mb\)/);
+      }),
+      { numRuns: 5 },
     );
     await expectStillServing();
   });

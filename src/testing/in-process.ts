@@ -36,7 +36,7 @@ export interface InProcessGym {
 export async function startInProcessGym(options: InProcessGymOptions): Promise<InProcessGym> {
   const globalConfig =
     options.config !== undefined
-      ? globalConfigFromDict({ ...options.config, head_server: { host: '127.0.0.1', port: 0 } })
+      ? globalConfigFromDict({ ...options.config, head_server: { ...(options.config.head_server as ConfigDict | undefined), host: '127.0.0.1', port: 0 } })
       : loadGlobalConfig({
           overrides: [...(options.overrides ?? []), '++head_server={host: 127.0.0.1, port: 0}'],
           cwd: PACKAGE_ROOT,
