@@ -93,7 +93,7 @@ describe('ngym run', () => {
   it('fails before starting anything when a server config is invalid, naming key and file', async () => {
     const result = await runCli(['run', '+config_paths=[responses_api_models/openai_model/configs/openai_model.yaml]', '++head_server={host: 127.0.0.1, port: 0}']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('Interpolation target `policy_base_url` does not exist; referenced by `policy_model.responses_api_models.openai_model.openai_base_url` (from responses_api_models/openai_model/configs/openai_model.yaml)');
+    expect(result.stderr).toContain('Interpolation target `policy_base_url` does not exist; referenced by `policy_model.responses_api_models.openai_model.openai_base_url` (from responses_api_models/openai_model/configs/openai_model.yaml:5)');
     expect(result.stdout).not.toContain('Head server');
   });
 

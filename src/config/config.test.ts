@@ -197,7 +197,7 @@ describe('loading the global config', () => {
     const missing = configError(() => load(root, ['+config_paths=[weather.yaml]']));
     expect(missing.message).toContain('Could not find {type: responses_api_models, name: policy_model}');
     expect(missing.message).toContain('weather_agent.responses_api_agents.simple_agent.model_server');
-    expect(missing.message).toContain('(from weather.yaml)');
+    expect(missing.message).toContain('(from weather.yaml:12)');
 
     const wrongType = project({ 'weather.yaml': weather.replace('type: resources_servers, name: weather', 'type: resources_servers, name: weather_agent'), 'model.yaml': model });
     expect(configError(() => load(wrongType, ['+config_paths=[weather.yaml,model.yaml]'])).message).toContain('of type responses_api_agents');

@@ -20,7 +20,7 @@ import {
   type ServerInstance,
 } from './server-instances.ts';
 import { type ConfigDict, ConfigSources, type ConfigValue, getAt, isDict, mergeInto, setAt } from './tree.ts';
-import { dumpYaml, parseYamlConfig, readYamlConfig } from './yaml-file.ts';
+import { dumpYaml, keyLinesOf, parseYamlConfig, readYamlConfig } from './yaml-file.ts';
 
 export const DEFAULT_HEAD_SERVER_PORT = 11000;
 export const CONFIG_DICT_ENV = 'NEMO_GYM_CONFIG_DICT';
@@ -199,8 +199,11 @@ export function loadGlobalConfig(options: LoadConfigOptions = {}): GlobalConfig 
   }
 
   const dict: ConfigDict = {};
-  for (const file of files) mergeInto(dict, file.dict, file.label, sources);
-  mergeInto(dict, envYaml, envLabel, sources);
+  for (const file of [...files, { label: envLabel, dict: envYaml }]) {
+    mergeInto(dict, file.dict, file.label, sources);
+    const lines = keyLinesOf(file.dict);
+    if (lines !== undefined) sources.recordLines(file.label, lines);
+  }
   mergeInto(dict, initial, 'the initial config', sources);
   mergeInto(dict, commandLine, COMMAND_LINE, sources);
   if (expanded.length > 0) dict.config_paths = expanded;

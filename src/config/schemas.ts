@@ -73,6 +73,9 @@ export const ModelServerRef = z.looseObject({ type: z.literal('responses_api_mod
 export const ResourcesServerRef = z.looseObject({ type: z.literal('resources_servers'), name: z.string() });
 export const AgentServerRef = z.looseObject({ type: z.literal('responses_api_agents'), name: z.string() });
 
+/** The entry key that lets deliberate extra keys through (unknown keys are errors otherwise). */
+export const ALLOW_EXTRA_KEYS = 'allow_extra_keys';
+
 /** Keys every launched server has (host and port are filled in before launch). */
 export const BaseServerConfig = z.looseObject({
   name: z.string(),
@@ -83,6 +86,8 @@ export const BaseServerConfig = z.looseObject({
   request_timeout_seconds: z.number().positive().nullable().optional(),
   /** Largest request body in MiB (answered 413 beyond it); null disables the limit. */
   max_request_body_mb: z.number().positive().nullable().optional(),
+  /** Keys of the entry that its server's schema does not declare but code of the user reads: `true` lets any through. */
+  [ALLOW_EXTRA_KEYS]: z.union([z.boolean(), z.array(z.string())]).optional(),
 });
 export type BaseServerConfig = z.infer<typeof BaseServerConfig>;
 

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.ts';
 import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
+import { closestName, didYouMean } from '../util/did-you-mean.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { MISSING, resolveAt } from './interpolation.ts';
 import { instanceEntrySchema, isServerType, SERVER_TYPES, type ServerType } from './schemas.ts';
@@ -42,10 +43,15 @@ interface Almost {
   problems: string[];
 }
 
+/** A server type, or a misspelling of one (so `resource_servers:` is reported, not silently skipped). */
+function looksLikeServerType(key: string): boolean {
+  return isServerType(key) || closestName(key, SERVER_TYPES) !== undefined;
+}
+
 function hasEntrypointBelow(value: ConfigDict): boolean {
   return Object.entries(value).some(
     ([key, serverTypeValue]) =>
-      isServerType(key) && isDict(serverTypeValue) && Object.values(serverTypeValue).some((inner) => isDict(inner) && 'entrypoint' in inner),
+      looksLikeServerType(key) && isDict(serverTypeValue) && Object.values(serverTypeValue).some((inner) => isDict(inner) && 'entrypoint' in inner),
   );
 }
 
@@ -84,7 +90,8 @@ export function findServerInstances(
 function instanceProblems(root: ConfigDict, sources: ConfigSources, name: string, value: ConfigDict): string[] {
   const keys = Object.keys(value);
   if (keys.length !== 1 || !isServerType(keys[0])) {
-    return [`${sources.describe([name])}: an instance holds exactly one of ${SERVER_TYPES.join(', ')}; found ${keys.join(', ')}`];
+    const misspelled = keys.filter((key) => !isServerType(key)).map((key) => `\`${key}\`${didYouMean(key, SERVER_TYPES)}`);
+    return [`${sources.describe([name])}: an instance holds exactly one of ${SERVER_TYPES.join(', ')}; found ${misspelled.length > 0 && keys.length === 1 ? misspelled.join(', ') : keys.join(', ')}`];
   }
   const serverType = keys[0];
   const implementations = value[serverType];
@@ -96,7 +103,12 @@ function instanceProblems(root: ConfigDict, sources: ConfigSources, name: string
   if (!isDict(inner) || !('entrypoint' in inner)) return [`${sources.describe(path)}: must be a mapping with an \`entrypoint\``];
   const result = parseReportingInput(instanceEntrySchema(serverType), resolvedCheckedKeys(root, sources, path, inner));
   if (result.success) return [];
-  return validationDetails(result.error, []).map((detail) => `${sources.describe([...path, ...detail.loc.map(String)])}: ${detail.msg}`);
+  return validationDetails(result.error, []).map((detail) => {
+    const key = String(detail.loc[0] ?? '');
+    // A required key reported missing is often present under a misspelled name: name that one too.
+    const near = key in inner ? undefined : closestName(key, Object.keys(inner));
+    return `${sources.describe([...path, ...detail.loc.map(String)])}: ${detail.msg}${near === undefined ? '' : `; found ${sources.describe([...path, near])} instead: a misspelling of \`${key}\`?`}`;
+  });
 }
 
 function reportAlmostServers(

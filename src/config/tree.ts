@@ -47,6 +47,12 @@ export function setAt(root: ConfigDict, path: readonly string[], value: ConfigVa
 /** Records which source last set each key. */
 export class ConfigSources {
   private readonly byPath = new Map<string, string>();
+  private readonly linesBySource = new Map<string, Map<string, number>>();
+
+  /** The line of each key (by dotted path) in the file `source` names. */
+  recordLines(source: string, lines: Map<string, number>): void {
+    this.linesBySource.set(source, lines);
+  }
 
   record(path: readonly (string | number)[], source: string): void {
     this.byPath.set(pathKey(path), source);
@@ -67,10 +73,23 @@ export class ConfigSources {
     return undefined;
   }
 
-  /** "key `a.b` (from configs/x.yaml)" for error messages. */
+  /** The line in its source file of the deepest ancestor of `path` (or `path`) that this source set. */
+  lineOf(path: readonly (string | number)[]): number | undefined {
+    const source = this.sourceOf(path);
+    const lines = source === undefined ? undefined : this.linesBySource.get(source);
+    if (lines === undefined) return undefined;
+    for (let length = path.length; length > 0; length--) {
+      const key = pathKey(path.slice(0, length));
+      if (this.byPath.get(key) === source && lines.has(key)) return lines.get(key);
+    }
+    return undefined;
+  }
+
+  /** "key `a.b` (from configs/x.yaml:12)" for error messages. */
   describe(path: readonly (string | number)[]): string {
     const source = this.sourceOf(path);
-    return `\`${pathKey(path)}\`${source === undefined ? '' : ` (from ${source})`}`;
+    const line = this.lineOf(path);
+    return `\`${pathKey(path)}\`${source === undefined ? '' : ` (from ${source}${line === undefined ? '' : `:${line}`})`}`;
   }
 }
 

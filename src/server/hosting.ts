@@ -4,11 +4,14 @@
  */
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import * as z from 'zod';
 import { ServerClient } from '../client/server-client.ts';
 import type { GlobalConfig } from '../config/global-config.ts';
 import { configPathOf, findServerDirectory, type ServerInstance } from '../config/server-instances.ts';
+import { ALLOW_EXTRA_KEYS } from '../config/schemas.ts';
 import { ConfigError } from '../errors.ts';
 import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
+import { didYouMean } from '../util/did-you-mean.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { type BoundServer, bindServer, type ListenTarget } from './serve.ts';
 import { type BuiltServer, isServerDefinition, type ServerDefinition } from './server-definition.ts';
@@ -65,16 +68,40 @@ export function validatedServerConfig(globalConfig: GlobalConfig, instance: Serv
   }
   const resolved = globalConfig.resolvedServerConfig(instance.name);
   const result = parseReportingInput(definition.configSchema, resolved);
-  if (!result.success) {
-    const problems = validationDetails(result.error, []).map(
-      (detail) => `  - ${globalConfig.sources.describe([...path, ...detail.loc.map(String)])}: ${detail.msg}`,
-    );
-    throw new ConfigError('NGYM_CONFIG_INVALID', `Invalid config for server '${instance.name}':\n${problems.join('\n')}`, {
-      key: path.join('.'),
-      source: globalConfig.sources.sourceOf(path),
+  const problems = result.success
+    ? []
+    : validationDetails(result.error, []).map((detail) => `  - ${globalConfig.sources.describe([...path, ...detail.loc.map(String)])}: ${detail.msg}`);
+  const unknown = unknownKeys(resolved, definition.configSchema);
+  for (const key of unknown.problems) problems.push(`  - unknown key ${globalConfig.sources.describe([...path, key])}${didYouMean(key, unknown.known)}`);
+  if (problems.length > 0) {
+    const hint =
+      unknown.problems.length === 0
+        ? ''
+        : `\n  ${instance.serverType}/${instance.impl} reads no key of that name. Fix the spelling, or list keys your own code reads in \`${ALLOW_EXTRA_KEYS}: [key, ...]\` (or \`${ALLOW_EXTRA_KEYS}: true\`).`;
+    const first = unknown.problems[0];
+    throw new ConfigError('NGYM_CONFIG_INVALID', `Invalid config for server '${instance.name}':\n${problems.join('\n')}${hint}`, {
+      key: (first === undefined ? path : [...path, first]).join('.'),
+      source: globalConfig.sources.sourceOf(first === undefined ? path : [...path, first]),
     });
   }
-  return result.data as Record<string, unknown>;
+  return (result as { data: Record<string, unknown> }).data;
+}
+
+
+/**
+ * Keys any server entry may hold besides its definition's own: where it runs and upstream's descriptive keys
+ * (`description`, `value`, `verified`, `verified_url`, `num_workers`), which ngym shows or ignores on purpose.
+ */
+const ENTRY_KEYS = ['name', 'entrypoint', 'host', 'port', 'h2c_port', 'domain', 'datasets', 'description', 'value', 'verified', 'verified_url', 'num_workers'];
+
+/** Keys of the entry that neither the framework nor the server's schema knows (a typo is a silent no-op otherwise). */
+function unknownKeys(entry: Record<string, unknown>, schema: z.ZodType): { problems: string[]; known: string[] } {
+  if (!(schema instanceof z.ZodObject)) return { problems: [], known: [] };
+  const known = [...new Set([...ENTRY_KEYS, ...Object.keys(schema.shape)])];
+  const allowed = entry[ALLOW_EXTRA_KEYS];
+  if (allowed === true) return { problems: [], known };
+  const extra = Array.isArray(allowed) ? allowed.map(String) : [];
+  return { problems: Object.keys(entry).filter((key) => !known.includes(key) && !extra.includes(key)), known };
 }
 
 export interface HostedServer {
