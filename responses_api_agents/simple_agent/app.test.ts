@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ConfigDict, defineResourcesServer, ERROR_CODE_HEADER, NgymError, sharedHttpClient } from 'ngym';
+import { type ConfigDict, defineModelServer, defineResourcesServer, ERROR_CODE_HEADER, NgymError, sharedHttpClient } from 'ngym';
 import { assistantMessage, functionCall, type InProcessGym, scriptedModel, simpleAgentConfig, startInProcessGym, usage } from 'ngym/testing';
 
 /** `resources` is `{<implementation>: <its config>}`; the agent is `env_agent` over `env`, with a scripted model. */
@@ -28,6 +28,24 @@ async function run(row: Record<string, unknown>) {
 }
 
 describe('simple_agent', () => {
+  it("answers a model server's 4xx as a 502 naming that server, its status and its message, marked not retryable", async () => {
+    for (const status of [404, 409]) {
+      const refusing = defineModelServer({
+        className: 'RefusingModel',
+        responses: () => {
+          throw new NgymError('NGYM_INVALID_REQUEST', `The model \`gpt-x\` does not exist (${status})`, { status });
+        },
+      });
+      gym = await startInProcessGym({ config: agentConfig(weather), definitions: { policy_model: refusing } });
+      const response = await http.request(gym.url('env_agent', '/run'), { body: { responses_create_params: { input: 'weather in Paris?' } } });
+      expect(response.status).toBe(502);
+      expect(response.headers[ERROR_CODE_HEADER]).toBe('NGYM_UPSTREAM_REJECTED');
+      expect(response.json<{ detail: string }>().detail).toMatch(new RegExp(`^Server 'policy_model' \\(http://.*/v1/responses\\) answered HTTP ${status}: The model \`gpt-x\` does not exist`));
+      await gym.close();
+      gym = undefined;
+    }
+  });
+
   it('carries the session cookie from seed_session through tools to verify, keeps row fields, sums usage', async () => {
     const model = scriptedModel(({ index }) => {
       if (index === 0) return { output: [functionCall('increment_counter', { count: 1 }, 'c1'), functionCall('increment_counter', { count: 2 }, 'c2')], usage: usage(10, 3) };

@@ -28,7 +28,7 @@ describe('openai_model', () => {
     expect(endpoint.requests[0]?.headers.authorization).toBe('Bearer sk-test');
   });
 
-  it('retries 429 and 5xx, then answers 500 carrying the backend error', async () => {
+  it('retries 429 and 5xx; answers a refusal (400) as a 502 carrying the backend error', async () => {
     endpoint = await startFakeEndpoint((_request, index) => (index < 2 ? { status: 429, body: { error: 'slow down' } } : { body: modelResponse([]) }));
     gym = await startInProcessGym({ config: modelConfig(endpoint.url) });
     expect((await http.request(gym.url('policy_model', '/v1/responses'), { body: { input: 'x' } })).status).toBe(200);
@@ -39,8 +39,8 @@ describe('openai_model', () => {
     endpoint = await startFakeEndpoint(() => ({ status: 400, body: { error: { message: 'bad model' } } }));
     gym = await startInProcessGym({ config: modelConfig(endpoint.url) });
     const failed = await http.request(gym.url('policy_model', '/v1/responses'), { body: { input: 'x' } });
-    expect(failed.status).toBe(500);
-    expect(failed.json<string>()).toMatch(/answered HTTP 400: .*bad model/);
+    expect(failed.status).toBe(502);
+    expect(failed.json<{ detail: string }>().detail).toMatch(/answered HTTP 400: .*bad model/);
     expect(endpoint.requests).toHaveLength(1);
   });
 

@@ -54,7 +54,7 @@ describe('replay_model', () => {
     const path = writeRollouts([rows[1], altered]);
     await startWeather(path, true);
     const result = await run({ responses_create_params: altered.responses_create_params });
-    expect(result.status).toBe(500);
+    expect(result.status).toBe(502);
     expect(result.text).toContain(`${path}:2, output item 1: the tool output sent differs from the recorded one`);
     expect(result.text).toContain('Sunny.');
     await gym?.close();

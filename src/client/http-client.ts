@@ -46,6 +46,8 @@ export interface HttpRequestOptions {
 
 export interface HttpResponse {
   url: string;
+  /** The Gym server the request went to, when it was addressed by name (for error messages). */
+  server?: string;
   status: number;
   ok: boolean;
   headers: Record<string, string | string[] | undefined>;

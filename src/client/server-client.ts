@@ -77,8 +77,8 @@ export class ServerClient {
     return this.multiplexOrigins.get(serverName);
   }
 
-  post(serverName: string, path: string, body: unknown, options: ServerCallOptions = {}): Promise<HttpResponse> {
-    return this.http.request(this.url(serverName, path), {
+  async post(serverName: string, path: string, body: unknown, options: ServerCallOptions = {}): Promise<HttpResponse> {
+    const response = await this.http.request(this.url(serverName, path), {
       method: 'POST',
       multiplexOrigin: this.multiplexOrigin(serverName),
       body,
@@ -87,6 +87,7 @@ export class ServerClient {
       signal: options.signal,
       timeoutMs: options.timeoutMs === undefined ? this.defaultTimeoutMs : options.timeoutMs,
     });
+    return Object.assign(response, { server: serverName });
   }
 
   get(serverName: string, path: string, options: ServerCallOptions = {}): Promise<HttpResponse> {
@@ -101,15 +102,41 @@ export class ServerClient {
   }
 }
 
-/** Throws an UpstreamError carrying the body when a response is not 2xx (upstream's `raise_for_status`). */
+/**
+ * Throws an UpstreamError carrying the body when a response is not 2xx (upstream's `raise_for_status`). A 4xx
+ * other than 429 means the other server refused the request: that is a 502 NGYM_UPSTREAM_REJECTED naming the
+ * server, its status and its message, which callers answer with `{"detail": ...}` and never retry.
+ */
 export function raiseForStatus(response: HttpResponse): HttpResponse {
   if (response.ok) return response;
-  const upstreamCode = response.headers[ERROR_CODE_HEADER];
-  throw new UpstreamError('NGYM_UPSTREAM_STATUS', `${response.url} answered HTTP ${response.status}: ${response.text.slice(0, 2000)}`, {
+  const upstreamCode = typeof response.headers[ERROR_CODE_HEADER] === 'string' ? (response.headers[ERROR_CODE_HEADER] as string) : undefined;
+  const who = response.server === undefined ? response.url : `Server '${response.server}' (${response.url})`;
+  const rejected = (response.status >= 400 && response.status < 500 && response.status !== 429) || upstreamCode === 'NGYM_UPSTREAM_REJECTED';
+  if (rejected) {
+    throw new UpstreamError('NGYM_UPSTREAM_REJECTED', `${who} answered HTTP ${response.status}: ${detailOf(response.text)}`, {
+      url: response.url,
+      statusCode: response.status,
+      responseBody: response.text,
+      status: 502,
+      retryable: false,
+    });
+  }
+  throw new UpstreamError('NGYM_UPSTREAM_STATUS', `${who} answered HTTP ${response.status}: ${response.text.slice(0, 2000)}`, {
     url: response.url,
     statusCode: response.status,
     responseBody: response.text,
     retryable: response.status === 429 || response.status >= 500,
-    upstreamCode: typeof upstreamCode === 'string' ? upstreamCode : undefined,
+    upstreamCode,
   });
+}
+
+/** FastAPI's and our `{"detail": ...}` as text; any other body as it is (cut at 2,000 characters). */
+function detailOf(text: string): string {
+  try {
+    const detail = (JSON.parse(text) as { detail?: unknown }).detail;
+    if (detail !== undefined) return (typeof detail === 'string' ? detail : JSON.stringify(detail)).slice(0, 2000);
+  } catch {
+    // Not JSON: the body itself is the message.
+  }
+  return text.slice(0, 2000);
 }

@@ -39,6 +39,8 @@ export function failureFromResponse(response: HttpResponse): RolloutFailure {
   const message = `${response.url} answered HTTP ${response.status}: ${response.text.slice(0, 2000)}`;
   const base = { message, status: response.status, code };
   if (code === 'NGYM_JUDGE_FAILED') return { ...base, failureClass: 'judge_failed', retryable: true };
+  // A server behind the one called refused the request (a 4xx there): the same call would be refused again.
+  if (code === 'NGYM_UPSTREAM_REJECTED') return { ...base, failureClass: 'rejected', retryable: false };
   if (response.status === 429) return { ...base, failureClass: 'rate_limited', retryable: true };
   if (response.status === 408 || response.status === 504) return { ...base, failureClass: 'timeout', retryable: true };
   if (response.status >= 500) return { ...base, failureClass: 'server_error', retryable: true };

@@ -2,7 +2,8 @@
  * What every Gym server shares: `GET /` liveness, the session cookie on every response, a per-request
  * time limit, and the one place where errors become HTTP answers:
  *   - a body that fails its schema: 422 `{"detail": [{type, loc, msg, input}]}` (FastAPI's shape);
- *   - an NgymError with a 4xx/5xx status: that status, `{"detail": message}`;
+ *   - an NgymError with a 4xx status, or another server's refusal (502 NGYM_UPSTREAM_REJECTED): that status,
+ *     `{"detail": message}`;
  *   - a body over the size limit: 413 `{"detail": message}` naming the limit and its config key;
  *   - anything else thrown by a handler: 500 whose body is the JSON string `repr(e)`, e.g.
  *     `"ValueError('bad')"`, because agents hand tool bodies to the model verbatim.
@@ -116,7 +117,9 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   app.onError((error, context) => {
     const code = { [ERROR_CODE_HEADER]: errorCodeOf(error) };
     if (error instanceof RequestValidationError) return context.json({ detail: error.details }, 422, code);
-    if (NgymError.isInstance(error) && error.status < 500) return context.json({ detail: error.message }, error.status as 400, code);
+    if (NgymError.isInstance(error) && (error.status < 500 || error.code === 'NGYM_UPSTREAM_REJECTED')) {
+      return context.json({ detail: error.message }, error.status as 400, code);
+    }
     options.logger.error({ err: error, path: context.req.path }, `Unhandled error in ${context.req.method} ${context.req.path}`);
     const status = NgymError.isInstance(error) ? error.status : 500;
     return context.body(JSON.stringify(pythonExceptionRepr(error)), status as 500, { 'content-type': 'application/json', ...code });
