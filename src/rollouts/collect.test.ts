@@ -277,6 +277,76 @@ describe('collectRollouts', () => {
     expect(summary.stoppedBecause).toMatch(/agent 'quiz' is unreachable/);
     expect(readJsonlRows(join(dir, 'out.jsonl')).every((row) => row.reward === 1)).toBe(true);
   });
+
+  it('reports an agent whose rollouts stop finishing, then records those in flight as stalled failures and stops (on_stall=stop)', async () => {
+    // From the fourth question on, verify never answers: what a SIGSTOPped resources server looks like from outside.
+    let release: () => void = () => {};
+    const frozen = new Promise<void>((resolve) => (release = resolve));
+    const freezing = defineResourcesServer({
+      className: 'Freezing',
+      verify: async (request) => {
+        if (Number(questionOf(request.responses_create_params.input as never).slice(1)) >= 3) await frozen;
+        return { reward: 1 };
+      },
+    });
+    const model = scriptedModel(() => [assistantMessage('ok')]);
+    gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: freezing } });
+    const dir = folder();
+    const warnings: string[] = [];
+    const started = performance.now();
+    try {
+      const summary = await collectRollouts({
+        client: gym.client,
+        input: writeJsonl(join(dir, 'in.jsonl'), rows(20)),
+        outputPath: join(dir, 'out.jsonl'),
+        agentName: 'quiz',
+        concurrency: 1,
+        stallTimeoutMs: 300,
+        warn: (message) => warnings.push(message),
+      }).done();
+      expect(performance.now() - started).toBeLessThan(5000);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/^Stalled: no rollout of agent 'quiz' finished for \d+ s; 1 in flight/);
+      expect(warnings[0]).toContain('on_stall=stop');
+      expect(summary).toMatchObject({ completed: 3, failed: 1, failuresByClass: { stalled: 1 }, notStarted: 16 });
+      expect(summary.stoppedBecause).toBe("agent 'quiz' stalled");
+      expect(readJsonlRows(join(dir, 'out.jsonl')).map((row) => row.reward)).toEqual([1, 1, 1]);
+      expect(readJsonlRows(join(dir, 'out_failures.jsonl'))).toEqual([
+        expect.objectContaining({ _ng_task_index: 3, _ng_failure_class: 'stalled', attempts: 1, error: expect.stringMatching(/no rollout of agent 'quiz' finished for/) }),
+      ]);
+    } finally {
+      release();
+    }
+  });
+
+  it('with on_stall=report only reports, and the run finishes once the server answers again', async () => {
+    let release: () => void = () => {};
+    const frozen = new Promise<void>((resolve) => (release = resolve));
+    const freezing = defineResourcesServer({
+      className: 'Freezing',
+      verify: async (request) => {
+        if (questionOf(request.responses_create_params.input as never) === 'q1') await frozen;
+        return { reward: 1 };
+      },
+    });
+    const model = scriptedModel(() => [assistantMessage('ok')]);
+    gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: freezing } });
+    const dir = folder();
+    const collection = collectRollouts({
+      client: gym.client,
+      input: writeJsonl(join(dir, 'in.jsonl'), rows(3)),
+      outputPath: join(dir, 'out.jsonl'),
+      agentName: 'quiz',
+      concurrency: 1,
+      stallTimeoutMs: 200,
+      onStall: 'report',
+      warn: (message) => {
+        expect(message).toContain('on_stall=report');
+        release();
+      },
+    });
+    expect(await collection.done()).toMatchObject({ completed: 3, failed: 0 });
+  });
 });
 
 describe('pass@k', () => {

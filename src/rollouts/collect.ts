@@ -38,6 +38,7 @@ import {
   sortOutputFile,
 } from './output-files.ts';
 import { type ProgressReporter, SilentReporter } from './progress.ts';
+import { StallError, type StallPolicy, StallWatch } from './stall-watch.ts';
 import { MetricsAccumulator, type RolloutMetrics } from './rollout-metrics.ts';
 import { type InvalidInput, readTasks, type Task } from './task-source.ts';
 
@@ -74,7 +75,18 @@ export interface CollectOptions {
   /** pass@k counts a rollout as passed when reward >= this. */
   passThreshold?: number;
   progress?: ProgressReporter;
+  /** An agent none of whose rollouts finished for this long is stalled (default 600 s); null: never checked. */
+  stallTimeoutMs?: number | null;
+  /**
+   * What a stall does besides being reported: `report` only; `fail` records the agent's rollouts in flight as
+   * failures (class `stalled`) and goes on; `stop` (default) does that and starts nothing new.
+   */
+  onStall?: StallPolicy;
+  /** Messages about the run while it goes on (stalls); default: standard error. */
+  warn?: (message: string) => void;
 }
+
+export const DEFAULT_STALL_TIMEOUT_SECONDS = 600;
 
 interface RolloutRef {
   taskIndex: number;
@@ -130,6 +142,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
   private running: Promise<CollectionSummary> | undefined;
   private stopReason: string | undefined;
   private readonly wakeups = new Set<() => void>();
+  private stallWatch: StallWatch | undefined;
 
   constructor(private readonly options: CollectOptions) {}
 
@@ -185,6 +198,28 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
       notStarted: 0,
       failuresByClass: {} as Partial<Record<FailureClass, number>>,
     };
+    const stallTimeoutMs = options.stallTimeoutMs === undefined ? DEFAULT_STALL_TIMEOUT_SECONDS * 1000 : options.stallTimeoutMs;
+    const policy = options.onStall ?? 'stop';
+    const warn = options.warn ?? ((message: string) => process.stderr.write(`\n${message}\n`));
+    this.stallWatch =
+      stallTimeoutMs === null
+        ? undefined
+        : new StallWatch(stallTimeoutMs, (stall, abortAll) => {
+            const action =
+              policy === 'report'
+                ? 'waiting on (on_stall=report)'
+                : policy === 'fail'
+                  ? 'recording them as failures and going on (on_stall=fail)'
+                  : 'recording them as failures and starting nothing new (on_stall=stop); resume later with +resume=true';
+            warn(
+              `Stalled: no rollout of agent '${stall.agent}' finished for ${Math.round(stall.quietMs / 1000)} s; ${stall.inFlight} in flight, the oldest for ${Math.round(stall.oldestMs / 1000)} s. ` +
+                `A server behind it may be frozen or overloaded (\`ngym run\` reports servers that stop answering). ${action[0]?.toUpperCase()}${action.slice(1)}.`,
+            );
+            if (policy === 'report') return;
+            if (policy === 'stop') this.stop(`agent '${stall.agent}' stalled`);
+            abortAll();
+          });
+    this.stallWatch?.start();
     const semaphore = options.concurrency ? new Semaphore(options.concurrency) : undefined;
     const inFlight = new Set<Promise<void>>();
     const ordered = options.ordered === true && files !== undefined ? new OrderedWriter(files.output, Math.max(64, (options.concurrency ?? 256) * 4)) : undefined;
@@ -294,6 +329,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
       }
       await Promise.all(inFlight);
     } finally {
+      this.stallWatch?.stop();
       await files?.output.close();
       await files?.failures.close();
       progress.stop();
@@ -340,8 +376,12 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const reference = () => ({ taskIndex: task.taskIndex, rolloutIndex, agent: task.agent, durationMs: performance.now() - started });
     for (let attempt = 0; ; attempt++) {
       let failure: RolloutFailure;
+      const controller = new AbortController();
+      const end = this.stallWatch?.begin(task.agent, (reason) => controller.abort(reason));
+      let finished = false;
       try {
-        const response = await client.post(task.agent, '/run', body, { timeoutMs });
+        const response = await client.post(task.agent, '/run', body, { timeoutMs, signal: controller.signal });
+        finished = true;
         if (response.ok) {
           const result = parseResult(response.text);
           if (typeof result === 'string') {
@@ -354,7 +394,10 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
           failure = failureFromResponse(response);
         }
       } catch (error) {
-        failure = failureFromError(error);
+        const reason: unknown = controller.signal.reason;
+        failure = reason instanceof StallError ? { failureClass: 'stalled', message: `${url}: ${reason.message}`, retryable: false } : failureFromError(error);
+      } finally {
+        end?.(finished);
       }
       if (!failure.retryable || attempt >= maxRetries || this.stopping) {
         return { outcome: { ...reference(), status: 'failed', failure, attempts: attempt + 1 } };

@@ -8,6 +8,7 @@ import { ERROR_CODE_HEADER, errorCodeOf, NgymError, UpstreamError } from '../err
 export type FailureClass =
   | 'connection'
   | 'timeout'
+  | 'stalled'
   | 'server_error'
   | 'rate_limited'
   | 'rejected'

@@ -2,7 +2,8 @@
 import * as z from 'zod';
 import { ServerClient } from '../../client/server-client.ts';
 import { loadGlobalConfig } from '../../config/global-config.ts';
-import { type CollectionSummary, collectRollouts } from '../../rollouts/collect.ts';
+import { type CollectionSummary, collectRollouts, DEFAULT_STALL_TIMEOUT_SECONDS } from '../../rollouts/collect.ts';
+import { STALL_POLICIES } from '../../rollouts/stall-watch.ts';
 import { createProgressReporter } from '../../rollouts/progress.ts';
 import { type CliCommand, readParameters } from '../command.ts';
 
@@ -21,6 +22,8 @@ const Parameters = z.object({
   retry_delay_seconds: z.number().min(0).default(1),
   rollout_timeout_seconds: z.number().positive().nullable().optional(),
   pass_threshold: z.number().default(1.0),
+  stall_timeout_seconds: z.number().positive().nullable().default(DEFAULT_STALL_TIMEOUT_SECONDS),
+  on_stall: z.enum(STALL_POLICIES).default('stop'),
 });
 
 function formatMetrics(metrics: Record<string, number>): string {
@@ -97,6 +100,13 @@ Example:
     { name: 'retry_delay_seconds', type: 'float', description: 'First retry delay; doubles per retry (capped at 30 s).', default: '1' },
     { name: 'rollout_timeout_seconds', type: 'float', description: 'Limit of one /run attempt.', default: 'request_timeout_seconds (10800)' },
     { name: 'pass_threshold', type: 'float', description: 'pass@k counts a rollout as passed when reward >= this.', default: '1.0' },
+    { name: 'stall_timeout_seconds', type: 'float', description: 'Report an agent none of whose rollouts finished for this long (null: never).', default: String(DEFAULT_STALL_TIMEOUT_SECONDS) },
+    {
+      name: 'on_stall',
+      type: 'str',
+      description: 'Then: report (keep waiting), fail (record its rollouts in flight as failures, go on) or stop (record them, start nothing new).',
+      default: 'stop',
+    },
   ],
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
@@ -119,6 +129,8 @@ Example:
       rolloutTimeoutMs: parameters.rollout_timeout_seconds === undefined ? undefined : parameters.rollout_timeout_seconds === null ? null : parameters.rollout_timeout_seconds * 1000,
       passThreshold: parameters.pass_threshold,
       progress: createProgressReporter('Collecting rollouts'),
+      stallTimeoutMs: parameters.stall_timeout_seconds === null ? null : parameters.stall_timeout_seconds * 1000,
+      onStall: parameters.on_stall,
     });
     // First Ctrl-C: start nothing new and let in-flight rollouts finish; a second one exits at once.
     const interrupt = () => {
