@@ -198,6 +198,8 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
       notStarted: 0,
       failuresByClass: {} as Partial<Record<FailureClass, number>>,
     };
+    // Agents given up on: their /aggregate_metrics would wait on the same frozen server.
+    const stalledAgents = new Set<string>();
     const stallTimeoutMs = options.stallTimeoutMs === undefined ? DEFAULT_STALL_TIMEOUT_SECONDS * 1000 : options.stallTimeoutMs;
     const policy = options.onStall ?? 'stop';
     const warn = options.warn ?? ((message: string) => process.stderr.write(`\n${message}\n`));
@@ -216,6 +218,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
                 `A server behind it may be frozen or overloaded (\`ngym run\` reports servers that stop answering). ${action[0]?.toUpperCase()}${action.slice(1)}.`,
             );
             if (policy === 'report') return;
+            stalledAgents.add(stall.agent);
             if (policy === 'stop') this.stop(`agent '${stall.agent}' stalled`);
             abortAll();
           });
@@ -231,6 +234,13 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
       if (left > 0) return void unsettled.set(taskIndex, left);
       unsettled.delete(taskIndex);
       metrics.closeTask(taskIndex);
+    };
+
+    // A full disk or a vanished directory: stop starting rollouts, finish, then fail with one clear error.
+    let writeError: unknown;
+    const writeFailed = (error: unknown) => {
+      writeError ??= error;
+      this.stop('the output cannot be written');
     };
 
     const report = () =>
@@ -321,7 +331,11 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
           ordered?.launch(rolloutKey(task.taskIndex, rolloutIndex));
           const running = this.runRollout(client, task, rolloutIndex).then((result) => {
             semaphore?.release();
-            finish(task, rolloutIndex, result.outcome, result.line);
+            try {
+              finish(task, rolloutIndex, result.outcome, result.line);
+            } catch (error) {
+              writeFailed(error);
+            }
           });
           inFlight.add(running);
           void running.finally(() => inFlight.delete(running));
@@ -330,9 +344,16 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
       await Promise.all(inFlight);
     } finally {
       this.stallWatch?.stop();
-      await files?.output.close();
-      await files?.failures.close();
+      await files?.output.close().catch(writeFailed);
+      await files?.failures.close().catch(writeFailed);
       progress.stop();
+    }
+    if (writeError !== undefined) {
+      throw new NgymError(
+        'NGYM_OUTPUT_WRITE',
+        `Cannot write the output (${paths?.output}): ${describeError(writeError)}. Collection stopped; rollouts whose rows did not reach the file are not counted as done. Free space (or fix the path) and run the same command with +resume=true: it keeps every whole row in the file and collects the rest.`,
+        { cause: writeError },
+      );
     }
 
     // Every rollout in the output is in the metrics: this run's as they completed, an earlier run's from the resume pass.
@@ -340,7 +361,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const aggregateMetrics: Record<string, unknown> = {};
     if (paths !== undefined && files !== undefined) {
       if (options.ordered && (files.resumed || ordered?.outOfOrder)) await sortOutputFile(paths.output);
-      Object.assign(aggregateMetrics, await requestAggregateMetrics(client, paths.output, Object.keys(totals.agents)));
+      Object.assign(aggregateMetrics, await requestAggregateMetrics(client, paths.output, Object.keys(totals.agents).filter((agent) => !stalledAgents.has(agent))));
       writeFileSync(
         paths.metrics,
         `${JSON.stringify({ ...totals, failures: summary.failed, failures_by_class: summary.failuresByClass, invalid_input_lines: invalidCount, aggregate_metrics: aggregateMetrics }, null, 2)}\n`,

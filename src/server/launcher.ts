@@ -37,6 +37,17 @@ export interface LaunchOptions {
   startupTimeoutMs?: number;
 }
 
+/** Once all servers are ready: `GET /` each every `intervalMs`; `misses` unanswered checks in a row are reported. */
+export interface HealthCheckOptions {
+  intervalMs: number;
+  timeoutMs: number;
+  misses: number;
+  /** Called when a server stops answering (`answering: false`) and when it answers again. */
+  report: (message: string, answering: boolean) => void;
+}
+
+export const DEFAULT_HEALTH_CHECK = { interval_seconds: 10, timeout_seconds: 10, misses: 3 };
+
 export class ServerStartError extends NgymError {
   constructor(message: string) {
     super('NGYM_SERVER_START', message);
@@ -102,6 +113,7 @@ export class RunningGym {
   private readonly children: Child[] = [];
   private stopping: Promise<void> | undefined;
   private failureListeners: ((error: ServerStartError) => void)[] = [];
+  private healthTimer: NodeJS.Timeout | undefined;
   readonly startedAt = Date.now();
 
   constructor(
@@ -147,8 +159,44 @@ export class RunningGym {
     this.output(line);
   }
 
+  /**
+   * Health checks while the gym runs: a server that is alive but stops answering (frozen by SIGSTOP, deadlocked,
+   * swapping) does not exit, so only asking it shows it. Reports each change between answering and not.
+   */
+  startHealthChecks(options: HealthCheckOptions): void {
+    const state = new Map<Child, { missed: number; lastAnswer: number; checking: boolean; reported: boolean }>();
+    for (const child of this.children) state.set(child, { missed: 0, lastAnswer: Date.now(), checking: false, reported: false });
+    this.healthTimer = setInterval(() => {
+      for (const [child, health] of state) {
+        if (child.exited || health.checking || this.stopping !== undefined) continue;
+        health.checking = true;
+        sharedHttpClient()
+          .request(`${child.info.url}/`, { timeoutMs: options.timeoutMs, connectionRetries: 0 })
+          .then(
+            () => {
+              if (health.reported) options.report(`Server '${child.instance.name}' answers its health check again.`, true);
+              Object.assign(health, { missed: 0, lastAnswer: Date.now(), reported: false });
+            },
+            () => {
+              health.missed++;
+              if (health.missed < options.misses || health.reported || child.exited || this.stopping !== undefined) return;
+              health.reported = true;
+              const silent = Math.round((Date.now() - health.lastAnswer) / 1000);
+              options.report(
+                `Server '${child.instance.name}' (pid ${child.info.pid}, ${child.info.url}) has not answered its health check for ${silent} s (${health.missed} checks in a row): it may be frozen (SIGSTOP), deadlocked or overloaded. Rollouts that need it wait; the collector reports them as stalled.`,
+                false,
+              );
+            },
+          )
+          .finally(() => (health.checking = false));
+      }
+    }, options.intervalMs);
+    this.healthTimer.unref();
+  }
+
   /** SIGTERM to every child, SIGKILL to those still alive after the grace period; then the head server. */
   stop(): Promise<void> {
+    clearInterval(this.healthTimer);
     this.stopping ??= (async () => {
       await Promise.all(
         this.children.map(

@@ -1,6 +1,9 @@
 /** `ngym run` (alias `ng_run`): start the head server and every configured server, until Ctrl-C. */
 import { loadGlobalConfig } from '../../config/global-config.ts';
-import { launch } from '../../server/launcher.ts';
+import * as z from 'zod';
+import { ConfigError } from '../../errors.ts';
+import { parseReportingInput, validationDetails } from '../../protocol/validation.ts';
+import { DEFAULT_HEALTH_CHECK, launch } from '../../server/launcher.ts';
 import type { CliCommand } from '../command.ts';
 import { printInstancesTable } from '../output.ts';
 
@@ -22,9 +25,16 @@ Examples:
     { name: 'head_server', type: '{host, port}', description: 'Where the head server listens.', default: '{host: 127.0.0.1, port: 11000}' },
     { name: 'default_host', type: 'str', description: 'Host for servers without one.', default: '127.0.0.1' },
     { name: 'error_on_almost_servers', type: 'bool', description: 'Fail on entries shaped like servers that fail validation.', default: 'true' },
+    {
+      name: 'health_check',
+      type: '{interval_seconds, timeout_seconds, misses} | null',
+      description: 'GET / every server while running; report one that misses this many checks in a row (null: off).',
+      default: '{interval_seconds: 10, timeout_seconds: 10, misses: 3}',
+    },
   ],
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
+    const health = healthCheckOptions(globalConfig.dict.health_check);
     if (globalConfig.servers.length === 0) {
       process.stderr.write('Warning: the config has no servers; only the head server will run. Pass +config_paths=[...].\n');
     }
@@ -46,6 +56,7 @@ Examples:
         await gym.stop();
         return 0;
       }
+      if (health !== null) gym.startHealthChecks({ ...health, report: (message) => process.stderr.write(`${message}\n`) });
       printInstancesTable(gym.headUrl, gym.instances);
       process.stdout.write(`All ${gym.instances.length} / ${gym.instances.length} servers ready. Press Ctrl-C to stop.\n`);
       const failure = new Promise<number>((resolve) =>
@@ -65,3 +76,22 @@ Examples:
     }
   },
 };
+
+const HealthCheck = z
+  .strictObject({
+    interval_seconds: z.number().positive().default(DEFAULT_HEALTH_CHECK.interval_seconds),
+    timeout_seconds: z.number().positive().default(DEFAULT_HEALTH_CHECK.timeout_seconds),
+    misses: z.number().int().min(1).default(DEFAULT_HEALTH_CHECK.misses),
+  })
+  .nullable()
+  .default(DEFAULT_HEALTH_CHECK);
+
+function healthCheckOptions(value: unknown): { intervalMs: number; timeoutMs: number; misses: number } | null {
+  const parsed = parseReportingInput(HealthCheck, value);
+  if (!parsed.success) {
+    const problems = validationDetails(parsed.error, []).map((detail) => `  - health_check.${detail.loc.join('.')}: ${detail.msg}`);
+    throw new ConfigError('NGYM_CONFIG_INVALID', `Invalid health_check:\n${problems.join('\n')}`, { key: 'health_check' });
+  }
+  if (parsed.data === null) return null;
+  return { intervalMs: parsed.data.interval_seconds * 1000, timeoutMs: parsed.data.timeout_seconds * 1000, misses: parsed.data.misses };
+}

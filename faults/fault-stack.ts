@@ -1,0 +1,153 @@
+/**
+ * The stack the faults are injected into: `ngym run` (example_single_tool_call, simple_agent, openai_model) in
+ * child processes, the model endpoint behind openai_model served here so a test decides how each call fails,
+ * and `ngym collect` as a child process. All on loopback, ports chosen by the OS.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type GymProcess, startGymProcess } from '../src/testing/cli-process.ts';
+import { modelResponse, assistantMessage } from '../src/testing/scripted-model.ts';
+import { PACKAGE_ROOT } from '../src/util/package-root.ts';
+
+/** What the model endpoint does with one call. */
+export type ModelFault = 'answer' | 'reset' | 'truncate' | 'malformed' | 'hang' | 'error';
+
+export interface FaultyModel {
+  url: string;
+  calls: number;
+  close(): Promise<void>;
+}
+
+/** An OpenAI-compatible `/v1/responses` whose every call is answered (after `latencyMs`) as `plan` says. */
+export async function startFaultyModel(plan: (call: number) => ModelFault, latencyMs = 10): Promise<FaultyModel> {
+  const hanging = new Set<() => void>();
+  const state = { calls: 0 };
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const fault = plan(state.calls++);
+      const answer = () => {
+        const body = JSON.stringify(modelResponse([assistantMessage('It is sunny.')]));
+        if (fault === 'reset') return request.socket.destroy();
+        if (fault === 'hang') return void hanging.add(() => response.destroy());
+        if (fault === 'error') return response.writeHead(500, { 'content-type': 'application/json' }).end('{"error": {"message": "engine crashed"}}');
+        if (fault === 'malformed') return response.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "resp_1", "output": [{"type": "mess');
+        if (fault === 'truncate') {
+          // Promises the whole body, sends half, and closes: a connection lost mid-response.
+          response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+          response.write(body.slice(0, body.length / 2));
+          return void setImmediate(() => request.socket.destroy());
+        }
+        response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      };
+      setTimeout(answer, latencyMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    get calls() {
+      return state.calls;
+    },
+    async close() {
+      for (const release of hanging) release();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+const AGENT = 'example_single_tool_call_simple_agent';
+
+/** `ngym run` of the stack against the model at `modelUrl`. */
+export function startStack(modelUrl: string, extra: string[] = []): Promise<GymProcess> {
+  return startGymProcess([
+    '+config_paths=[resources_servers/example_single_tool_call/configs/example_single_tool_call.yaml,responses_api_models/openai_model/configs/openai_model.yaml]',
+    `+policy_base_url=${modelUrl}`,
+    '+policy_api_key=test-key',
+    '+policy_model_name=test-model',
+    ...extra,
+  ]);
+}
+
+/** The process id `ngym run` printed for a server. */
+export function pidOf(gym: GymProcess, server: string): number {
+  const match = new RegExp(`^\\s*${server}\\s.*?http://127\\.0\\.0\\.1:\\d+\\s+(\\d+)\\s*$`, 'm').exec(gym.stdout());
+  if (match === null) throw new Error(`no pid for ${server} in:\n${gym.stdout()}`);
+  return Number(match[1]);
+}
+
+/** A work folder with `tasks` distinct rows of the example's shape. */
+export function workFolder(tasks: number): { dir: string; input: string; output: string; failures: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'ngym-fault-'));
+  const example = readFileSync(join(PACKAGE_ROOT, 'resources_servers/example_single_tool_call/data/example.jsonl'), 'utf8').split('\n')[0] as string;
+  const row = JSON.parse(example) as { responses_create_params: { input: { role: string; content: string }[] } };
+  const lines = Array.from({ length: tasks }, (_, index) => {
+    const copy = structuredClone(row);
+    copy.responses_create_params.input.at(-1)!.content += ` (task ${index})`;
+    return JSON.stringify({ ...copy, agent_ref: { type: 'responses_api_agents', name: AGENT } });
+  });
+  writeFileSync(join(dir, 'in.jsonl'), `${lines.join('\n')}\n`);
+  return { dir, input: join(dir, 'in.jsonl'), output: join(dir, 'out.jsonl'), failures: join(dir, 'out_failures.jsonl') };
+}
+
+export interface Collector {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+}
+
+/** `ngym collect` against the stack's head server. */
+export function startCollect(gym: GymProcess, work: { input: string; output: string }, extra: string[] = []): Collector {
+  const child = spawn(
+    process.execPath,
+    [
+      join(PACKAGE_ROOT, 'bin', 'ngym.js'),
+      'collect',
+      `+head_server={host: 127.0.0.1, port: ${gym.headPort}}`,
+      `+input_jsonl_fpath=${work.input}`,
+      `+output_jsonl_fpath=${work.output}`,
+      '+retry_delay_seconds=0.05',
+      ...extra,
+    ],
+    { cwd: PACKAGE_ROOT, env: { ...process.env, NGYM_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return {
+    child,
+    output: () => stdout + stderr,
+    exited: new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))),
+  };
+}
+
+/** Polls until `condition` holds (a file grows, a message appears); fails after `timeoutMs`. */
+export async function until(what: string, condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export function jsonlRows(path: string): Record<string, unknown>[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Every (task, rollout) exactly once in the output, and every row a real verified result. */
+export function exactlyOnce(path: string, tasks: number, repeats = 1): { rows: number; duplicates: number; missing: number; zeros: number } {
+  const rows = jsonlRows(path);
+  const keys = rows.map((row) => `${row._ng_task_index}/${row._ng_rollout_index}`);
+  const unique = new Set(keys);
+  return { rows: rows.length, duplicates: keys.length - unique.size, missing: tasks * repeats - unique.size, zeros: rows.filter((row) => row.reward !== 1).length };
+}
