@@ -84,6 +84,8 @@ export const BaseServerConfig = z.looseObject({
   port: z.number().int().min(0).max(65535),
   /** Seconds a request may take before the server answers 504; null disables the limit. */
   request_timeout_seconds: z.number().positive().nullable().optional(),
+  /** Seconds a client may take to send a whole request (408 after); null disables the limit. */
+  body_read_timeout_seconds: z.number().positive().nullable().optional(),
   /** Largest request body in MiB (answered 413 beyond it); null disables the limit. */
   max_request_body_mb: z.number().positive().nullable().optional(),
   /** Keys of the entry that its server's schema does not declare but code of the user reads: `true` lets any through. */

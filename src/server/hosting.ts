@@ -13,7 +13,7 @@ import { ConfigError } from '../errors.ts';
 import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
 import { didYouMean } from '../util/did-you-mean.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { type BoundServer, bindServer, type ListenTarget } from './serve.ts';
+import { type BoundServer, bindServer, DEFAULT_BODY_READ_TIMEOUT_SECONDS, type ListenTarget } from './serve.ts';
 import { type BuiltServer, isServerDefinition, type ServerDefinition } from './server-definition.ts';
 
 export interface ServerLocation {
@@ -142,6 +142,10 @@ export async function hostServer(options: HostOptions): Promise<HostedServer> {
         h2c: typeof config.h2c_port === 'number' ? { host, port: config.h2c_port } : undefined,
       },
     ));
+  const bodyRead = config.body_read_timeout_seconds;
+  bound.server.requestTimeout = bodyRead === null ? 0 : Number(bodyRead ?? DEFAULT_BODY_READ_TIMEOUT_SECONDS) * 1000;
+  // Node wants the headers' limit within the whole request's.
+  if (bound.server.requestTimeout > 0) bound.server.headersTimeout = Math.min(bound.server.headersTimeout, bound.server.requestTimeout);
   bound.attach(built.app);
   return {
     instance,

@@ -20,6 +20,9 @@ import type { Hono } from 'hono';
 import { formatHost } from '../config/global-config.ts';
 import { HTTP2_LIMITS } from '../util/http2-limits.ts';
 
+/** How long a client may take to send a whole request (headers and body); `body_read_timeout_seconds`. */
+export const DEFAULT_BODY_READ_TIMEOUT_SECONDS = 300;
+
 /** Where to listen: an address, or a socket bound by another process (the launcher). */
 type Listener = { host: string; port: number } | { handle: NetServer; host: string };
 
@@ -57,11 +60,13 @@ function listen(server: NetServer, listener: Listener): Promise<number> {
 
 export async function bindServer(target: ListenTarget): Promise<BoundServer> {
   const options: BindOptions = 'http' in target ? target : { http: target };
-  const http1 = createServer();
+  // Request time limits are checked once a second (Node's default is every 30 s).
+  const http1 = createServer({ connectionsCheckingInterval: 1_000 });
   // Longer than clients' keep-alive, so the client side always closes idle sockets first.
   http1.keepAliveTimeout = 65_000;
   http1.headersTimeout = 66_000;
-  http1.requestTimeout = 0;
+  // A body that trickles in (or never ends) is cut with 408 after this; hostServer sets the configured limit.
+  http1.requestTimeout = DEFAULT_BODY_READ_TIMEOUT_SECONDS * 1000;
   const http2 =
     options.h2c === undefined
       ? undefined

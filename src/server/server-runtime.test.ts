@@ -1,3 +1,4 @@
+import { createConnection } from 'node:net';
 import { connect } from 'node:http2';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -70,6 +71,21 @@ describe('resources server runtime', () => {
     // Another session (no cookie) sees none of that state.
     const other = await http.request(gym.url('notes', '/verify'), { body: { responses_create_params: rcp, response, expected_notes: 2 } });
     expect(other.json()).toMatchObject({ reward: 0, seen: 0 });
+  });
+
+  it('cuts a body that trickles in with 408 after body_read_timeout_seconds, and keeps serving', async () => {
+    const limited = { notes: { resources_servers: { notes: { ...config.notes.resources_servers.notes, request_timeout_seconds: 30, body_read_timeout_seconds: 0.5 } } } };
+    gym = await startInProcessGym({ config: limited, definitions: { notes } });
+    const { port } = new URL(gym.url('notes', '/'));
+    const socket = createConnection({ host: '127.0.0.1', port: Number(port) });
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    // Promises 100 bytes, sends 9, and never the rest: a slow (or hostile) client holding the server.
+    socket.write('POST /add_note HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text": ');
+    await closed;
+    expect(answer, answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect((await http.request(gym.url('notes', '/add_note'), { body: { text: 'after' } })).status).toBe(200);
   });
 
   it('answers 413 naming the limit and its config key to a body over max_request_body_mb, and keeps serving', async () => {
