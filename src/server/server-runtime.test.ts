@@ -73,6 +73,22 @@ describe('resources server runtime', () => {
     expect(other.json()).toMatchObject({ reward: 0, seen: 0 });
   });
 
+  it('answers 413 to a 600 MB body under the default limit before reading it', async () => {
+    const defaults = { notes: { resources_servers: { notes: { entrypoint: 'app.ts', domain: 'other', greeting: 'hello' } } } };
+    gym = await startInProcessGym({ config: defaults, definitions: { notes } });
+    const { port } = new URL(gym.url('notes', '/'));
+    const socket = createConnection({ host: '127.0.0.1', port: Number(port) });
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', () => {});
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    // Announces 600 MB and sends the first bytes only: the answer comes from the announced size alone.
+    socket.write(`POST /seed_session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${600 * 1024 * 1024}\r\n\r\n{"a": "`);
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer, answer).toContain("Request body is larger than this server's limit of 256 MiB (config key max_request_body_mb)");
+  });
+
   it('cuts a body that trickles in with 408 after body_read_timeout_seconds, and keeps serving', async () => {
     const limited = { notes: { resources_servers: { notes: { ...config.notes.resources_servers.notes, request_timeout_seconds: 30, body_read_timeout_seconds: 0.5 } } } };
     gym = await startInProcessGym({ config: limited, definitions: { notes } });
