@@ -5,6 +5,7 @@
  */
 import { type GlobalConfig, formatHost, globalConfigFromYaml } from '../config/global-config.ts';
 import { ERROR_CODE_HEADER, UpstreamError } from '../errors.ts';
+import { AUTH_TOKEN_KEY, authorizationHeader, authTokenOf } from '../server/auth.ts';
 import type { CookieJar } from './cookies.ts';
 import { type HttpClient, type HttpResponse, sharedHttpClient } from './http-client.ts';
 
@@ -22,20 +23,27 @@ export class ServerClient {
   private readonly multiplexOrigins = new Map<string, string | undefined>();
   readonly defaultTimeoutMs: number | null;
 
+  /** `Authorization` for every call, when the gym has an `auth_token`. */
+  private readonly authHeaders: Record<string, string> | undefined;
+
   constructor(
     readonly config: GlobalConfig,
     readonly http: HttpClient = sharedHttpClient(),
+    /** The gym's auth_token when the config does not hold it (a config fetched from the head server has it redacted). */
+    authToken?: string,
   ) {
+    const token = authToken ?? authTokenOf(config.dict[AUTH_TOKEN_KEY]);
+    this.authHeaders = token === undefined ? undefined : authorizationHeader(token);
     const seconds = config.resolvedValue(['request_timeout_seconds']);
     this.defaultTimeoutMs = seconds === null ? null : typeof seconds === 'number' ? seconds * 1000 : DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000;
   }
 
   /** Fetches the global config from a running head server. */
-  static async fromHeadServer(head: { host: string; port: number }, http: HttpClient = sharedHttpClient()): Promise<ServerClient> {
+  static async fromHeadServer(head: { host: string; port: number }, http: HttpClient = sharedHttpClient(), authToken?: string): Promise<ServerClient> {
     const url = `http://${formatHost(head.host)}:${head.port}/global_config_dict_yaml`;
     let response: HttpResponse;
     try {
-      response = await http.request(url, { timeoutMs: 30_000, connectionRetries: 2 });
+      response = await http.request(url, { timeoutMs: 30_000, connectionRetries: 2, headers: authToken === undefined ? undefined : authorizationHeader(authToken) });
     } catch (error) {
       throw new UpstreamError(
         'NGYM_HEAD_SERVER_UNREACHABLE',
@@ -54,7 +62,7 @@ export class ServerClient {
     if (typeof yamlText !== 'string') {
       throw new UpstreamError('NGYM_UPSTREAM_BODY', `${url} must answer a JSON string holding YAML.`, { url, responseBody: response.text });
     }
-    return new ServerClient(globalConfigFromYaml(yamlText), http);
+    return new ServerClient(globalConfigFromYaml(yamlText), http, authToken);
   }
 
   url(serverName: string, path = ''): string {
@@ -83,11 +91,15 @@ export class ServerClient {
       multiplexOrigin: this.multiplexOrigin(serverName),
       body,
       cookies: options.cookies,
-      headers: options.headers,
+      headers: this.headersWith(options.headers),
       signal: options.signal,
       timeoutMs: options.timeoutMs === undefined ? this.defaultTimeoutMs : options.timeoutMs,
     });
     return Object.assign(response, { server: serverName });
+  }
+
+  private headersWith(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+    return this.authHeaders === undefined ? headers : { ...this.authHeaders, ...headers };
   }
 
   get(serverName: string, path: string, options: ServerCallOptions = {}): Promise<HttpResponse> {
@@ -95,7 +107,7 @@ export class ServerClient {
       method: 'GET',
       multiplexOrigin: this.multiplexOrigin(serverName),
       cookies: options.cookies,
-      headers: options.headers,
+      headers: this.headersWith(options.headers),
       signal: options.signal,
       timeoutMs: options.timeoutMs === undefined ? this.defaultTimeoutMs : options.timeoutMs,
     });

@@ -48,6 +48,8 @@ export interface CollectOptions {
   /** How to reach the servers: a client, or the head server to fetch the global config from. */
   client?: ServerClient;
   headServer?: { host: string; port: number };
+  /** The gym's `auth_token`, with `headServer`, when its servers require one. */
+  authToken?: string;
   /** A JSONL path, or rows. */
   input: string | Iterable<Row> | AsyncIterable<Row>;
   /** Where results go; without it they are only yielded (no files, no resume). */
@@ -181,7 +183,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const options = this.options;
     const numRepeats = options.numRepeats ?? 1;
     if (!Number.isInteger(numRepeats) || numRepeats < 1) throw new NgymError('NGYM_USAGE', `num_repeats must be an integer >= 1, got ${numRepeats}.`);
-    const client = options.client ?? (options.headServer ? await ServerClient.fromHeadServer(options.headServer) : undefined);
+    const client = options.client ?? (options.headServer ? await ServerClient.fromHeadServer(options.headServer, undefined, options.authToken) : undefined);
     if (client === undefined) throw new NgymError('NGYM_USAGE', 'collectRollouts needs a client or headServer.');
     const paths = options.outputPath === undefined ? undefined : outputPathsFor(options.outputPath);
     const progress = options.progress ?? new SilentReporter();

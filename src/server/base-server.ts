@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { CookieJar } from '../client/cookies.ts';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS, type ServerClient } from '../client/server-client.ts';
 import { BaseServerConfig, Domain } from '../config/schemas.ts';
+import { AUTH_TOKEN_KEY, authTokenOf } from './auth.ts';
 import { createServerApp, maxBodyBytesOf, type ServerApp, type ServerEnv, sessionIdOf } from './http-app.ts';
 import type { Logger } from './logger.ts';
 import { markServerDefinition, type ServerDefinition, type ServerSetupContext } from './server-definition.ts';
@@ -32,6 +33,7 @@ function createAppFor(className: string, context: ServerSetupContext): ServerApp
     sessionSecret: typeof config.session_secret === 'string' ? config.session_secret : undefined,
     requestTimeoutMs: seconds === null ? null : (seconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
     maxBodyBytes: maxBodyBytesOf(config.max_request_body_mb),
+    authToken: authTokenOf(context.globalConfig.dict[AUTH_TOKEN_KEY]),
     logger: context.logger,
   });
 }

@@ -3,6 +3,7 @@
  * a JSON string holding YAML, exactly as upstream (Python clients do `json.loads` then parse YAML), with
  * secret values redacted; `GET /server_instances` lists the launched processes.
  */
+import { AUTH_TOKEN_KEY, authMiddleware, authTokenOf } from './auth.ts';
 import { Hono } from 'hono';
 import type { GlobalConfig } from '../config/global-config.ts';
 import { redactSecrets } from '../config/redact.ts';
@@ -34,6 +35,8 @@ export function createHeadServerApp(globalConfig: GlobalConfig, instances: () =>
       key: 'head_server.max_request_body_mb',
     });
   }
+  const token = authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]);
+  if (token !== undefined) app.use(authMiddleware(token));
   const maxBodyBytes = maxBodyBytesOf(limit);
   if (maxBodyBytes !== null) app.use(bodyLimitMiddleware(maxBodyBytes));
   app.get('/', (context) => context.json({ status: 'ok' }));

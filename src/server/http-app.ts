@@ -10,6 +10,7 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { authMiddleware } from './auth.ts';
 import { ERROR_CODE_HEADER, errorCodeOf, NgymError } from '../errors.ts';
 import { RequestValidationError } from '../protocol/validation.ts';
 import { pythonExceptionRepr } from '../util/python-json.ts';
@@ -35,6 +36,8 @@ export interface ServerAppOptions {
   requestTimeoutMs?: number | null;
   /** Largest request body in bytes (answered 413 beyond it); null for none; default DEFAULT_MAX_REQUEST_BODY_MB. */
   maxBodyBytes?: number | null;
+  /** The shared `auth_token` every route but `GET /` requires; none when undefined. */
+  authToken?: string;
   logger: Logger;
 }
 
@@ -73,6 +76,8 @@ export function maxBodyBytesOf(megabytes: number | null | undefined): number | n
 
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono<ServerEnv>();
+  // Authentication first: a caller without the token gets nothing else from the server, not even a 413.
+  if (options.authToken !== undefined) app.use(authMiddleware(options.authToken));
   const maxBodyBytes = options.maxBodyBytes === undefined ? maxBodyBytesOf(undefined) : options.maxBodyBytes;
   if (maxBodyBytes !== null) app.use(bodyLimitMiddleware(maxBodyBytes));
   const cookieName = sessionCookieName(options.className, options.instanceName);

@@ -4,6 +4,7 @@ import { ServerClient } from '../../client/server-client.ts';
 import { loadGlobalConfig } from '../../config/global-config.ts';
 import { type CollectionSummary, collectRollouts, DEFAULT_STALL_TIMEOUT_SECONDS } from '../../rollouts/collect.ts';
 import { STALL_POLICIES } from '../../rollouts/stall-watch.ts';
+import { AUTH_TOKEN_KEY, authTokenOf } from '../../server/auth.ts';
 import { createProgressReporter } from '../../rollouts/progress.ts';
 import { type CliCommand, readParameters } from '../command.ts';
 
@@ -99,6 +100,7 @@ Example:
     { name: 'max_retries', type: 'int', description: 'Retries of a failed rollout (connection, timeout, 5xx, judge failure).', default: '3' },
     { name: 'retry_delay_seconds', type: 'float', description: 'First retry delay; doubles per retry (capped at 30 s).', default: '1' },
     { name: 'rollout_timeout_seconds', type: 'float', description: 'Limit of one /run attempt.', default: 'request_timeout_seconds (10800)' },
+    { name: 'auth_token', type: 'str', description: "The gym's auth_token, when its servers require one (servers beyond loopback); better in env.yaml." },
     { name: 'pass_threshold', type: 'float', description: 'pass@k counts a rollout as passed when reward >= this.', default: '1.0' },
     { name: 'stall_timeout_seconds', type: 'float', description: 'Report an agent none of whose rollouts finished for this long (null: never).', default: String(DEFAULT_STALL_TIMEOUT_SECONDS) },
     {
@@ -111,7 +113,7 @@ Example:
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
     const parameters = readParameters(globalConfig, Parameters, Object.keys(Parameters.shape));
-    const client = await ServerClient.fromHeadServer(globalConfig.headServer);
+    const client = await ServerClient.fromHeadServer(globalConfig.headServer, undefined, authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]));
     const collection = collectRollouts({
       client,
       input: parameters.input_jsonl_fpath,

@@ -1,8 +1,9 @@
 /** `ngym run` (alias `ng_run`): start the head server and every configured server, until Ctrl-C. */
-import { loadGlobalConfig } from '../../config/global-config.ts';
+import { type GlobalConfig, loadGlobalConfig } from '../../config/global-config.ts';
 import * as z from 'zod';
 import { ConfigError } from '../../errors.ts';
 import { parseReportingInput, validationDetails } from '../../protocol/validation.ts';
+import { AUTH_TOKEN_KEY, authTokenOf, generateAuthToken, isLoopbackHost } from '../../server/auth.ts';
 import { DEFAULT_HEALTH_CHECK, launch } from '../../server/launcher.ts';
 import type { CliCommand } from '../command.ts';
 import { printInstancesTable } from '../output.ts';
@@ -35,6 +36,7 @@ Examples:
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
     const health = healthCheckOptions(globalConfig.dict.health_check);
+    requireAuthBeyondLoopback(globalConfig);
     if (globalConfig.servers.length === 0) {
       process.stderr.write('Warning: the config has no servers; only the head server will run. Pass +config_paths=[...].\n');
     }
@@ -94,4 +96,24 @@ function healthCheckOptions(value: unknown): { intervalMs: number; timeoutMs: nu
   }
   if (parsed.data === null) return null;
   return { intervalMs: parsed.data.interval_seconds * 1000, timeoutMs: parsed.data.timeout_seconds * 1000, misses: parsed.data.misses };
+}
+
+/**
+ * Servers reachable from other hosts need the shared token: the configured `auth_token`, or one made now and
+ * printed once (it reaches every server through the config they are started with).
+ */
+function requireAuthBeyondLoopback(globalConfig: GlobalConfig): void {
+  const hosts = [
+    ...globalConfig.servers.map((instance) => globalConfig.resolvedServerConfig(instance.name).host),
+    (globalConfig.dict.head_server as { host?: unknown } | undefined)?.host,
+    globalConfig.dict.default_host,
+  ].filter((host): host is string => typeof host === 'string' && host !== '');
+  const exposed = [...new Set(hosts.filter((host) => !isLoopbackHost(host)))];
+  if (exposed.length === 0 || authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]) !== undefined) return;
+  const token = generateAuthToken();
+  globalConfig.dict[AUTH_TOKEN_KEY] = token;
+  process.stdout.write(
+    `Servers listen beyond loopback (${exposed.join(', ')}), so every call needs the shared token. Generated ${AUTH_TOKEN_KEY} (shown once):\n  ${token}\n` +
+      `Give it to clients as +${AUTH_TOKEN_KEY}=... or put ${AUTH_TOKEN_KEY}: ... in env.yaml (then it is used instead of a new one).\n`,
+  );
 }
