@@ -4,12 +4,27 @@
  * script) fetches it once from the head server's `GET /global_config_dict_yaml`.
  */
 import { type GlobalConfig, formatHost, globalConfigFromYaml } from '../config/global-config.ts';
+import type { ServerType } from '../config/schemas.ts';
 import { ERROR_CODE_HEADER, UpstreamError } from '../errors.ts';
 import { AUTH_TOKEN_KEY, authorizationHeader, authTokenOf } from '../server/auth.ts';
 import type { CookieJar } from './cookies.ts';
 import { type HttpClient, type HttpResponse, sharedHttpClient } from './http-client.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 10_800;
+
+/**
+ * A server's own request limit when its config sets none (it answers 504 past it): an agent's `/run` and a model's
+ * generation may take hours, a resources server's verify or tool call should not, so a frozen environment
+ * fails its rollouts in 30 minutes rather than 3 hours.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS_BY_TYPE: Record<ServerType, number> = {
+  responses_api_agents: DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  responses_api_models: DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  resources_servers: 1_800,
+};
+
+/** Callers wait this much longer than the server's own limit, so its 504 (which says why) arrives first. */
+const CALLER_MARGIN_MS = 5_000;
 
 export interface ServerCallOptions {
   cookies?: CookieJar;
@@ -21,7 +36,10 @@ export interface ServerCallOptions {
 export class ServerClient {
   private readonly urls = new Map<string, string>();
   private readonly multiplexOrigins = new Map<string, string | undefined>();
+  private readonly timeouts = new Map<string, number | null>();
   readonly defaultTimeoutMs: number | null;
+  /** The top-level `request_timeout_seconds`, which overrides the per-type defaults of every call. */
+  private readonly globalTimeoutMs: number | null | undefined;
 
   /** `Authorization` for every call, when the gym has an `auth_token`. */
   private readonly authHeaders: Record<string, string> | undefined;
@@ -35,7 +53,28 @@ export class ServerClient {
     const token = authToken ?? authTokenOf(config.dict[AUTH_TOKEN_KEY]);
     this.authHeaders = token === undefined ? undefined : authorizationHeader(token);
     const seconds = config.resolvedValue(['request_timeout_seconds']);
-    this.defaultTimeoutMs = seconds === null ? null : typeof seconds === 'number' ? seconds * 1000 : DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000;
+    this.globalTimeoutMs = seconds === null ? null : typeof seconds === 'number' ? seconds * 1000 : undefined;
+    this.defaultTimeoutMs = this.globalTimeoutMs === undefined ? DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000 : this.globalTimeoutMs;
+  }
+
+  /** How long a call to `serverName` may take: its own `request_timeout_seconds` plus a margin, else the defaults. */
+  timeoutFor(serverName: string): number | null {
+    let timeout = this.timeouts.get(serverName);
+    if (timeout === undefined && !this.timeouts.has(serverName)) {
+      const instance = this.config.server(serverName);
+      let own: unknown;
+      try {
+        own = instance === undefined ? undefined : this.config.resolvedServerConfig(serverName).request_timeout_seconds;
+      } catch {
+        own = undefined;
+      }
+      if (own === null) timeout = null;
+      else if (typeof own === 'number') timeout = own * 1000 + CALLER_MARGIN_MS;
+      else if (this.globalTimeoutMs !== undefined) timeout = this.globalTimeoutMs;
+      else timeout = (instance === undefined ? DEFAULT_REQUEST_TIMEOUT_SECONDS : DEFAULT_REQUEST_TIMEOUT_SECONDS_BY_TYPE[instance.serverType]) * 1000 + CALLER_MARGIN_MS;
+      this.timeouts.set(serverName, timeout);
+    }
+    return timeout ?? null;
   }
 
   /** Fetches the global config from a running head server. */
@@ -93,7 +132,7 @@ export class ServerClient {
       cookies: options.cookies,
       headers: this.headersWith(options.headers),
       signal: options.signal,
-      timeoutMs: options.timeoutMs === undefined ? this.defaultTimeoutMs : options.timeoutMs,
+      timeoutMs: options.timeoutMs === undefined ? this.timeoutFor(serverName) : options.timeoutMs,
     });
     return Object.assign(response, { server: serverName });
   }
@@ -109,7 +148,7 @@ export class ServerClient {
       cookies: options.cookies,
       headers: this.headersWith(options.headers),
       signal: options.signal,
-      timeoutMs: options.timeoutMs === undefined ? this.defaultTimeoutMs : options.timeoutMs,
+      timeoutMs: options.timeoutMs === undefined ? this.timeoutFor(serverName) : options.timeoutMs,
     });
   }
 }

@@ -12,6 +12,12 @@ import { REDACTED } from '../config/redact.ts';
 /** The top-level config key holding the token (secret-looking: the head server redacts it). */
 export const AUTH_TOKEN_KEY = 'auth_token';
 
+/**
+ * Serve beyond loopback without a token: for clients that cannot send one (NeMo RL's Python collector on a
+ * private Ray cluster network). `ngym run` warns when it is used.
+ */
+export const ALLOW_UNAUTHENTICATED_KEY = 'allow_unauthenticated';
+
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '[::1]']);
 
 export function isLoopbackHost(host: string): boolean {

@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
 import { CookieJar } from '../client/cookies.ts';
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS, type ServerClient } from '../client/server-client.ts';
+import { DEFAULT_REQUEST_TIMEOUT_SECONDS_BY_TYPE, type ServerClient } from '../client/server-client.ts';
 import { BaseServerConfig, Domain } from '../config/schemas.ts';
 import { AUTH_TOKEN_KEY, authTokenOf } from './auth.ts';
 import { createServerApp, maxBodyBytesOf, type ServerApp, type ServerEnv, sessionIdOf } from './http-app.ts';
@@ -24,14 +24,14 @@ export function serverConfigSchema<Shape extends ConfigShape>(shape: Shape, opti
 type BaseServerConfigType = z.infer<typeof BaseServerConfig>;
 export type ServerConfigOf<Shape extends ConfigShape> = BaseServerConfigType & z.infer<z.ZodObject<Shape>>;
 
-function createAppFor(className: string, context: ServerSetupContext): ServerApp {
+function createAppFor(kind: ServerType, className: string, context: ServerSetupContext): ServerApp {
   const config = context.config as BaseServerConfigType;
   const seconds = config.request_timeout_seconds;
   return createServerApp({
     className,
     instanceName: config.name,
     sessionSecret: typeof config.session_secret === 'string' ? config.session_secret : undefined,
-    requestTimeoutMs: seconds === null ? null : (seconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000,
+    requestTimeoutMs: seconds === null ? null : (seconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS_BY_TYPE[kind]) * 1000,
     maxBodyBytes: maxBodyBytesOf(config.max_request_body_mb),
     authToken: authTokenOf(context.globalConfig.dict[AUTH_TOKEN_KEY]),
     logger: context.logger,
@@ -122,7 +122,7 @@ export function defineServerOfKind<Kind extends ServerType, Shape extends Config
     async create(setupContext: ServerSetupContext) {
       const context = setupContext as ServerSetupContext<ServerConfigOf<Shape>>;
       const state = (spec.setup === undefined ? undefined : await spec.setup(context)) as State;
-      const app = createAppFor(spec.className, setupContext);
+      const app = createAppFor(kind, spec.className, setupContext);
       const setup = { ...context, state };
       addRoutes({ app, setup, requestContext: requestContextFactory(context, state) });
       spec.routes?.(app, setup);

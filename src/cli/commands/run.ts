@@ -3,7 +3,7 @@ import { type GlobalConfig, loadGlobalConfig } from '../../config/global-config.
 import * as z from 'zod';
 import { ConfigError } from '../../errors.ts';
 import { parseReportingInput, validationDetails } from '../../protocol/validation.ts';
-import { AUTH_TOKEN_KEY, authTokenOf, generateAuthToken, isLoopbackHost } from '../../server/auth.ts';
+import { ALLOW_UNAUTHENTICATED_KEY, AUTH_TOKEN_KEY, authTokenOf, generateAuthToken, isLoopbackHost } from '../../server/auth.ts';
 import { DEFAULT_HEALTH_CHECK, launch } from '../../server/launcher.ts';
 import type { CliCommand } from '../command.ts';
 import { printInstancesTable } from '../output.ts';
@@ -110,6 +110,12 @@ function requireAuthBeyondLoopback(globalConfig: GlobalConfig): void {
   ].filter((host): host is string => typeof host === 'string' && host !== '');
   const exposed = [...new Set(hosts.filter((host) => !isLoopbackHost(host)))];
   if (exposed.length === 0 || authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]) !== undefined) return;
+  if (globalConfig.dict[ALLOW_UNAUTHENTICATED_KEY] === true) {
+    process.stderr.write(
+      `Warning: servers listen beyond loopback (${exposed.join(', ')}) without authentication (${ALLOW_UNAUTHENTICATED_KEY}: true): anyone who can reach them can call them. Keep that network private.\n`,
+    );
+    return;
+  }
   const token = generateAuthToken();
   globalConfig.dict[AUTH_TOKEN_KEY] = token;
   process.stdout.write(
