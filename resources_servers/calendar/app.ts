@@ -24,11 +24,11 @@ export default defineResourcesServer({
   className: 'CalendarResourcesServer',
   verifyRequest: z.looseObject({
     /** Expected events by id: `{event_id, duration, constraint, min_time, max_time}`. */
-    exp_cal_state: z.record(z.string(), z.unknown()),
+    exp_cal_state: z.record(z.string(), z.custom<PythonValue>()),
   }),
   verify: (request) => {
     const text = lastText(request.response.output);
     if (text === '') return { reward: 0.0 };
-    return { reward: gradeCalendar(text, request.exp_cal_state as Record<string, PythonValue>).reward };
+    return { reward: gradeCalendar(text, request.exp_cal_state).reward };
   },
 });

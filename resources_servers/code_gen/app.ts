@@ -71,7 +71,7 @@ export default defineResourcesServer({
     verifier_metadata: z.looseObject({ unit_tests: z.union([PlainTests, PackedTests]), difficulty: z.string().nullable().optional() }),
   }),
   verify: async (request, { config, state }) => {
-    const metadata = request.verifier_metadata as { unit_tests: z.infer<typeof PlainTests> | z.infer<typeof PackedTests>; difficulty?: string | null };
+    const metadata = request.verifier_metadata;
     const answer = {
       extracted_model_output: null as string | null,
       extracted_model_code: null as string | null,

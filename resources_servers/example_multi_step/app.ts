@@ -44,19 +44,19 @@ export default defineResourcesServer({
     minefield_label_value: z.number().int().optional(),
   }),
   verify: (request) => {
-    const expected = request.expected_synonym_values as number[];
+    const expected = request.expected_synonym_values;
     const actual = submittedValues(request.response.output);
     const accuracy = expected.length === actual.length && expected.every((value, index) => value === actual[index]);
     const actualSet = new Set(actual);
     const overlap = new Set(expected.filter((value) => actualSet.has(value))).size;
     const setOverlap = expected.length === 0 ? 0 : overlap / expected.length;
-    const minefieldValue = request.minefield_label_value as number | undefined;
+    const minefieldValue = request.minefield_label_value;
     return {
       reward: accuracy ? 1.0 : 0.0,
       parsed_synonym_values: actual,
       accuracy,
       set_overlap: setOverlap,
-      original_term_minefield_hit: actual.includes(request.minefield_label as never) || (minefieldValue !== undefined && actual.includes(minefieldValue)),
+      original_term_minefield_hit: actual.some((value) => value === request.minefield_label) || (minefieldValue !== undefined && actual.includes(minefieldValue)),
       order_instruction_following_failure: !accuracy && setOverlap === 1.0,
     };
   },

@@ -12,7 +12,7 @@ export default defineResourcesServer({
   setup: () => ({ counters: new SessionStore<number>() }),
   seedSessionRequest: z.looseObject({ initial_count: z.number().int() }),
   seedSession: (request, { sessionId, state }) => {
-    state.counters.getOrCreate(sessionId, () => request.initial_count as number);
+    state.counters.getOrCreate(sessionId, () => request.initial_count);
     return {};
   },
   tools: {

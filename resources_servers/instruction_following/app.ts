@@ -38,8 +38,8 @@ export default defineResourcesServer({
     kwargs: z.array(z.unknown()),
   }),
   verify: async (request, context) => {
-    const ids = request.instruction_id_list as unknown[];
-    const kwargsList = request.kwargs as unknown[];
+    const ids = request.instruction_id_list;
+    const kwargsList = request.kwargs;
     // zip(): the shorter list wins.
     const instructions = ids.slice(0, Math.min(ids.length, kwargsList.length)).map((id, index) => ({ id: String(id), kwargs: kwargsList[index] }));
     const results = await context.state.pool.run({ text: finalResponseText(request.response.output), instructions });

@@ -49,7 +49,7 @@ export default defineResourcesServer({
   className: 'MultiVerseMathHardResourcesServer',
   verifyRequest: z.looseObject({ ground_truth: z.string() }),
   verify: (request) => {
-    const expected = parseGroundTruth(request.ground_truth as string);
+    const expected = parseGroundTruth(request.ground_truth);
     const solutions = toolSolutions(request.response.output);
     // Python's `in`: float equality, so -0.0 matches 0.0 and NaN matches nothing.
     const found = expected.every((value) => solutions.some((solution) => solution === value));

@@ -174,7 +174,7 @@ export default defineResourcesServer({
   verifyRequest: z.looseObject({ expected_result: z.string(), expected_code_contains: z.string().optional() }),
   verify: async (request, { sessionId, state, config }) => {
     try {
-      const expected = request.expected_result as string;
+      const expected = request.expected_result;
       const actual = finalAnswer(request.response.output);
       let accuracy = answersMatch(actual, expected);
       if (!accuracy && actual !== null && config.math_verify) accuracy = (await state.math.check(expected, `\\boxed{${actual}}`)).reward > 0.5;

@@ -40,8 +40,8 @@ export default defineResourcesServer({
   close: (state) => state.math.close(),
   verifyRequest: z.looseObject({ question: z.string(), expected_answer: z.string() }),
   verify: async (request, { config, state, logger }) => {
-    const question = request.question as string;
-    const expected = request.expected_answer as string;
+    const question = request.question;
+    const expected = request.expected_answer;
     const generated = responseOutputText(request.response);
     const library = await state.math.check(expected, generated);
     if (library.failure !== undefined) logger.warn({ failure: library.failure, elapsedMs: Math.round(library.elapsedMs) }, 'math library check gave no verdict');

@@ -24,7 +24,7 @@ export default defineResourcesServer({
   }),
   verify: (request, { config, logger }) => {
     const extracted = extractAnswer(responseText(request.response));
-    const metadata = request.metadata as Record<string, unknown>;
+    const metadata = request.metadata;
     const taskName = metadata.source_dataset;
     if (typeof taskName !== 'string' || taskName === '') {
       throw Object.assign(new Error(`No task name found in metadata: ${JSON.stringify(metadata)}`), { name: 'ValueError' });
@@ -37,7 +37,7 @@ export default defineResourcesServer({
         { status: 422 },
       );
     }
-    const entry: TaskEntry = { question: request.question as string, answer: request.answer as string | null, metadata };
+    const entry: TaskEntry = { question: request.question, answer: request.answer, metadata };
     let score = 0;
     try {
       score = task === undefined ? 0 : task.score(extracted, entry);

@@ -44,6 +44,6 @@ export default defineResourcesServer({
   }),
   verify: async (request, context) => {
     const { pool, cacheSize } = context.state;
-    return pool.run({ schemaText: request.schema_str as string, responseText: assistantText(request.response.output), cacheSize });
+    return pool.run({ schemaText: request.schema_str, responseText: assistantText(request.response.output), cacheSize });
   },
 });

@@ -79,7 +79,7 @@ const definition = defineResourcesServer({
     // Verify replays from scratch; the session's copy is no longer needed.
     state.offices.delete(sessionId);
     const predicted = request.response.output.filter((item): item is FunctionCallItem => item.type === 'function_call');
-    const groundTruth = typeof request.ground_truth === 'string' ? [] : (request.ground_truth as Record<string, string>[]);
+    const groundTruth = typeof request.ground_truth === 'string' ? [] : request.ground_truth;
     return { reward: isCorrect(state.database, predicted, groundTruth) ? 1.0 : 0.0 };
   },
   routes: (app, { state }) => {

@@ -42,15 +42,24 @@ export interface ToolSpec<Parameters extends z.ZodType, Config, State> {
 
 export type VerifyResult = { reward: number } & Record<string, unknown>;
 
-export interface ResourcesServerSpec<Shape extends ConfigShape, State, Tools extends Record<string, z.ZodType>> extends BaseServerSpec<Shape, State> {
+/** What a handler receives: the common request typed with the environment's own fields (its schema's output). */
+export type RequestWith<Base, Extra extends z.ZodType> = Base & z.output<Extra>;
+
+export interface ResourcesServerSpec<
+  Shape extends ConfigShape,
+  State,
+  Tools extends Record<string, z.ZodType>,
+  VerifyExtra extends z.ZodType = z.ZodObject<Record<never, never>>,
+  SeedExtra extends z.ZodType = z.ZodObject<Record<never, never>>,
+> extends BaseServerSpec<Shape, State> {
   tools?: { [Name in keyof Tools]: ToolSpec<Tools[Name], ServerConfigOf<Shape>, State> };
-  /** Extra fields `/seed_session` requires (missing ones: 422). */
-  seedSessionRequest?: z.ZodType;
-  seedSession?: (request: SeedSessionRequest, context: ResourcesRequestContext<ServerConfigOf<Shape>, State>) => unknown;
-  /** Extra fields `/verify` requires beyond `responses_create_params` and `response` (missing ones: 422). */
-  verifyRequest?: z.ZodType;
+  /** Extra fields `/seed_session` requires (missing ones: 422); `seedSession` sees them typed. */
+  seedSessionRequest?: SeedExtra;
+  seedSession?: (request: RequestWith<SeedSessionRequest, SeedExtra>, context: ResourcesRequestContext<ServerConfigOf<Shape>, State>) => unknown;
+  /** Extra fields `/verify` requires beyond `responses_create_params` and `response` (missing ones: 422); `verify` sees them typed. */
+  verifyRequest?: VerifyExtra;
   /** Returns the reward and any extra metrics; the response is the request (all row fields kept) plus these. */
-  verify: (request: VerifyRequest, context: ResourcesRequestContext<ServerConfigOf<Shape>, State>) => VerifyResult | Promise<VerifyResult>;
+  verify: (request: RequestWith<VerifyRequest, VerifyExtra>, context: ResourcesRequestContext<ServerConfigOf<Shape>, State>) => VerifyResult | Promise<VerifyResult>;
   /**
    * Serves `POST /aggregate_metrics` (upstream's later API): given `{verify_responses: [...]}` (verify results
    * without the trajectory, `response.usage` kept), returns metrics of the whole run, which the collector
@@ -69,9 +78,13 @@ export interface ResourcesServerDefinition<Shape extends ConfigShape = ConfigSha
   readonly configShape: Shape;
 }
 
-export function defineResourcesServer<Shape extends ConfigShape = Record<never, never>, State = undefined, Tools extends Record<string, z.ZodType> = Record<never, never>>(
-  spec: ResourcesServerSpec<Shape, State, Tools>,
-): ResourcesServerDefinition<Shape> {
+export function defineResourcesServer<
+  Shape extends ConfigShape = Record<never, never>,
+  State = undefined,
+  Tools extends Record<string, z.ZodType> = Record<never, never>,
+  VerifyExtra extends z.ZodType = z.ZodObject<Record<never, never>>,
+  SeedExtra extends z.ZodType = z.ZodObject<Record<never, never>>,
+>(spec: ResourcesServerSpec<Shape, State, Tools, VerifyExtra, SeedExtra>): ResourcesServerDefinition<Shape> {
   const tools = Object.entries((spec.tools ?? {}) as Record<string, ToolSpec<z.ZodType, ServerConfigOf<Shape>, State>>);
   for (const [name] of tools) {
     if (RESERVED_ROUTE_NAMES.has(name)) throw new Error(`${spec.className}: a tool cannot be named '${name}' (reserved route).`);
@@ -80,7 +93,7 @@ export function defineResourcesServer<Shape extends ConfigShape = Record<never, 
 
   const definition = defineServerOfKind('resources_servers', spec, ({ app, setup, requestContext }) => {
     app.post('/seed_session', async (http) => {
-      const body = validateBody<SeedSessionRequest>(spec.seedSessionRequest ?? SeedSessionRequest, await readJsonBody(http));
+      const body = validateBody<RequestWith<SeedSessionRequest, SeedExtra>>(spec.seedSessionRequest ?? SeedSessionRequest, await readJsonBody(http));
       const result = spec.seedSession === undefined ? {} : await spec.seedSession(body, requestContext(http));
       return http.json((result ?? {}) as object);
     });
@@ -90,8 +103,8 @@ export function defineResourcesServer<Shape extends ConfigShape = Record<never, 
       // The common part passes its fast check, so zod only checks the environment's own fields.
       const body =
         spec.verifyRequest !== undefined && isValidVerifyRequest(raw)
-          ? validateBody<VerifyRequest>(spec.verifyRequest, raw)
-          : validateBody<VerifyRequest>(verifySchema, raw);
+          ? validateBody<RequestWith<VerifyRequest, VerifyExtra>>(spec.verifyRequest, raw)
+          : validateBody<RequestWith<VerifyRequest, VerifyExtra>>(verifySchema, raw);
       const result = await spec.verify(body, requestContext(http));
       return http.json({ ...body, ...result });
     });
