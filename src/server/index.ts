@@ -9,6 +9,7 @@ export { defineModelServer, type ModelRequestContext, type ModelServerDefinition
 export {
   defineResourcesServer,
   RESERVED_ROUTE_NAMES,
+  type RequestWith,
   type ResourcesRequestContext,
   type ResourcesServerDefinition,
   type ResourcesServerSpec,
