@@ -54,6 +54,23 @@ afterEach(async () => {
 });
 const folder = () => mkdtempSync(join(tmpdir(), 'ngym-collect-'));
 
+/** A gym whose verify never answers the questions `frozen` picks until the returned function is called. */
+async function startFreezingGym(frozen: (question: string) => boolean): Promise<() => void> {
+  let release: () => void = () => {};
+  const freeze = new Promise<void>((resolve) => (release = resolve));
+  const freezing = defineResourcesServer({
+    className: 'Freezing',
+    verify: async (request) => {
+      if (frozen(questionOf(request.responses_create_params.input as never))) await freeze;
+      return { reward: 1 };
+    },
+  });
+  const model = scriptedModel(() => [assistantMessage('ok')]);
+  gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: freezing } });
+  return release;
+}
+
+
 describe('collectRollouts', () => {
   it('stamps identity, writes every rollout, and computes pass@k and mean@k over repeats', async () => {
     // Each question is answered correctly on exactly one of its four calls.
@@ -280,23 +297,13 @@ describe('collectRollouts', () => {
 
   it('reports an agent whose rollouts stop finishing, then records those in flight as stalled failures and stops (on_stall=stop)', async () => {
     // From the fourth question on, verify never answers: what a SIGSTOPped resources server looks like from outside.
-    let release: () => void = () => {};
-    const frozen = new Promise<void>((resolve) => (release = resolve));
-    const freezing = defineResourcesServer({
-      className: 'Freezing',
-      verify: async (request) => {
-        if (Number(questionOf(request.responses_create_params.input as never).slice(1)) >= 3) await frozen;
-        return { reward: 1 };
-      },
-    });
-    const model = scriptedModel(() => [assistantMessage('ok')]);
-    gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: freezing } });
+    const release = await startFreezingGym((question) => Number(question.slice(1)) >= 3);
     const dir = folder();
     const warnings: string[] = [];
     const started = performance.now();
     try {
       const summary = await collectRollouts({
-        client: gym.client,
+        client: gym!.client,
         input: writeJsonl(join(dir, 'in.jsonl'), rows(20)),
         outputPath: join(dir, 'out.jsonl'),
         agentName: 'quiz',
@@ -320,20 +327,10 @@ describe('collectRollouts', () => {
   });
 
   it('with on_stall=report only reports, and the run finishes once the server answers again', async () => {
-    let release: () => void = () => {};
-    const frozen = new Promise<void>((resolve) => (release = resolve));
-    const freezing = defineResourcesServer({
-      className: 'Freezing',
-      verify: async (request) => {
-        if (questionOf(request.responses_create_params.input as never) === 'q1') await frozen;
-        return { reward: 1 };
-      },
-    });
-    const model = scriptedModel(() => [assistantMessage('ok')]);
-    gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: freezing } });
+    const release = await startFreezingGym((question) => question === 'q1');
     const dir = folder();
     const collection = collectRollouts({
-      client: gym.client,
+      client: gym!.client,
       input: writeJsonl(join(dir, 'in.jsonl'), rows(3)),
       outputPath: join(dir, 'out.jsonl'),
       agentName: 'quiz',
