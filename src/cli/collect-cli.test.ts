@@ -153,5 +153,9 @@ describe('ngym collect', () => {
     const missing = await runCli(['collect', `+head_server.port=${new URL(gym.headUrl).port}`, '+output_jsonl_fpath=x.jsonl']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('Error: Missing required parameters: input_jsonl_fpath. Provide each as a +name=<value> override (see --help).\n');
+    // A value of the wrong type is named as such, not as a missing parameter.
+    const wrongType = await runCli(['collect', `+head_server.port=${new URL(gym.headUrl).port}`, '+input_jsonl_fpath=x.jsonl', '+output_jsonl_fpath=x.jsonl', '+num_repeats=abc']);
+    expect(wrongType.code).toBe(1);
+    expect(wrongType.stderr).toBe('Error: Invalid parameters:\n  - +num_repeats: Input should be a valid number\n');
   });
 });
