@@ -126,12 +126,11 @@ export default defineResourcesServer({
     template_metadata: z.unknown().optional(),
   }),
   verify: async (request, { config, state }) => {
-    const row = request as typeof request & { expected_answer?: string | null; metadata?: Record<string, unknown> | null; template_metadata?: unknown };
-    const fromMetadata = row.metadata?.expected_answer;
-    const expected = row.expected_answer ? row.expected_answer : fromMetadata !== undefined && fromMetadata !== null ? pythonString(fromMetadata) : '';
+    const fromMetadata = request.metadata?.expected_answer;
+    const expected = request.expected_answer ? request.expected_answer : fromMetadata !== undefined && fromMetadata !== null ? pythonString(fromMetadata) : '';
     const question = questionText(request.responses_create_params, config.question_extract_regex);
 
-    const templateMetadata = row.template_metadata;
+    const templateMetadata = request.template_metadata;
     const recordRegex = typeof templateMetadata === 'object' && templateMetadata !== null && !Array.isArray(templateMetadata) ? (templateMetadata as Record<string, unknown>).output_regex : undefined;
     const perRecord = config.use_per_record_regex && Boolean(recordRegex);
     // Long gold answers are judged against the whole generation: a regex would cut them short.

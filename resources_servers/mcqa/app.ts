@@ -138,9 +138,8 @@ export default defineResourcesServer({
     template_metadata: z.record(z.string(), z.unknown()).nullish(),
   }),
   verify: (request) => {
-    const row = request as typeof request & { options?: Options; expected_answer?: string | null; grading_mode?: GradingMode; template_metadata?: Record<string, unknown> | null };
-    const extracted = extractLetter(assistantText(request.response), { ...row, grading_mode: row.grading_mode ?? 'strict_single_letter_boxed' });
-    const gold = pythonStrip(row.expected_answer ?? '').toUpperCase();
+    const extracted = extractLetter(assistantText(request.response), { ...request, grading_mode: request.grading_mode ?? 'strict_single_letter_boxed' });
+    const gold = pythonStrip(request.expected_answer ?? '').toUpperCase();
     return { reward: extracted !== null && gold !== '' && extracted === gold ? 1.0 : 0.0, expected_answer: gold, extracted_answer: extracted };
   },
 });

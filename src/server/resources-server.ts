@@ -42,8 +42,12 @@ export interface ToolSpec<Parameters extends z.ZodType, Config, State> {
 
 export type VerifyResult = { reward: number } & Record<string, unknown>;
 
-/** What a handler receives: the common request typed with the environment's own fields (its schema's output). */
-export type RequestWith<Base, Extra extends z.ZodType> = Base & z.output<Extra>;
+/**
+ * What a handler receives: the common request typed with the environment's own fields. The body is checked
+ * against the schema but passed on as sent (token ids and numbers byte for byte), so a field has its schema's
+ * input type: a `.default()` is not applied.
+ */
+export type RequestWith<Base, Extra extends z.ZodType> = Base & z.input<Extra>;
 
 export interface ResourcesServerSpec<
   Shape extends ConfigShape,

@@ -15,8 +15,10 @@ describe('typed request fields', () => {
       seedSession: (request) => {
         expectTypeOf(request.initial_count).toEqualTypeOf<number>();
       },
-      verifyRequest: z.looseObject({ expected: z.array(z.string()), hint: z.string().optional() }),
+      verifyRequest: z.looseObject({ expected: z.array(z.string()), hint: z.string().optional(), mode: z.enum(['a', 'b']).default('a') }),
       verify: (request) => {
+        // The body is passed on as sent: a default is not applied, so the field may be absent.
+        expectTypeOf(request.mode).toEqualTypeOf<'a' | 'b' | undefined>();
         expectTypeOf(request.expected).toEqualTypeOf<string[]>();
         expectTypeOf(request.hint).toEqualTypeOf<string | undefined>();
         expectTypeOf(request.response).toEqualTypeOf<Response>();
