@@ -16,7 +16,7 @@ export {
 } from './errors.ts';
 export * from './protocol/index.ts';
 export * from './server/index.ts';
-export { pyFloat, PythonFloat, pythonExceptionRepr, pythonFloatRepr, pythonJsonDumps, pythonStringRepr } from './util/python-json.ts';
+export { pyFloat, PythonFloat, pythonExceptionRepr, pythonFloatRepr, pythonJsonDumps, pythonStringRepr } from './python-compat/python-json.ts';
 export {
   type ComparisonOperator,
   isPythonDict,
@@ -33,8 +33,8 @@ export {
   pythonTruthy,
   pythonTypeName,
   type PythonValue,
-} from './util/python-values.ts';
-export { pythonJsonLoads, type PythonJsonLoadsOptions, pythonJsonLoadsWithFloats } from './util/python-json-loads.ts';
+} from './python-compat/python-values.ts';
+export { pythonJsonLoads, type PythonJsonLoadsOptions, pythonJsonLoadsWithFloats } from './python-compat/python-json-loads.ts';
 export { PACKAGE_ROOT } from './util/package-root.ts';
 export { Semaphore } from './util/semaphore.ts';
 export { AsyncQueue } from './util/async-queue.ts';
@@ -66,7 +66,7 @@ export { ModelEndpoint, type ModelEndpointOptions, openAiEndpointConfig, RETRY_S
 export * from './judge/index.ts';
 export * from './sandbox/index.ts';
 export { DEFAULT_MATH_TIMEOUT_SECONDS, type MathCheck, MathVerifier, type MathVerifierOptions, type MathVerifyResult, sympyString } from './math/index.ts';
-export { type PythonMatch, PythonRegex, PythonRegexError, type PythonRegexFlags } from './util/python-regex.ts';
+export { type PythonMatch, PythonRegex, PythonRegexError, type PythonRegexFlags } from './python-compat/python-regex.ts';
 export {
   comparePythonStrings,
   PYTHON_WHITESPACE,
@@ -81,7 +81,7 @@ export {
   pythonSplit,
   pythonSplitlines,
   pythonStrip,
-} from './util/python-str.ts';
+} from './python-compat/python-str.ts';
 export {
   type VerifyWorkersConfig,
   verifyWorkersConfigShape,

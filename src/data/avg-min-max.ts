@@ -3,7 +3,7 @@
  * (merged with Chan's formula), min, max and a t-digest median. Serialized with upstream's keys and
  * rounding; floats are marked so they print as Python floats (`2.0`).
  */
-import { type PythonFloat, pyFloat } from '../util/python-json.ts';
+import { type PythonFloat, pyFloat } from '../python-compat/python-json.ts';
 import { roundMetric } from './python-round.ts';
 import { TDigest } from './t-digest.ts';
 

@@ -4,7 +4,7 @@
  * temperature and the word count of Python's `json.dumps(responses_create_params)`; over every other
  * top-level field, number statistics (booleans as 0/1, lists flattened one level) or string counts.
  */
-import { PythonFloat } from '../util/python-json.ts';
+import { PythonFloat } from '../python-compat/python-json.ts';
 import { type AggregatedAvgMinMax, AvgMinMax } from './avg-min-max.ts';
 
 export interface StringCounts {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pythonJsonDumpIndented } from '../util/python-json.ts';
+import { pythonJsonDumpIndented } from '../python-compat/python-json.ts';
 import { DatasetConfig } from '../config/schemas.ts';
 import { countLines, environmentDataProblems } from './environment-data.ts';
 import { computeDatasetMetrics, datasetMetricsFile } from './prepare-data.ts';

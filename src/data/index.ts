@@ -32,6 +32,6 @@ export {
   type PrepareMode,
   prepareData,
 } from './prepare-data.ts';
-export { pythonJsonDumpIndented } from '../util/python-json.ts';
+export { pythonJsonDumpIndented } from '../python-compat/python-json.ts';
 export { pythonRound, roundMetric } from './python-round.ts';
 export { TDigest } from './t-digest.ts';

@@ -3,7 +3,7 @@
  * of the old file must exist in the new one (new keys are fine), lists compare as multisets, and numbers
  * may differ by 5e-3 when their magnitude is >= 1, else by 5e-4. Everything else must be equal.
  */
-import { PythonFloat } from '../util/python-json.ts';
+import { PythonFloat } from '../python-compat/python-json.ts';
 
 const asNumber = (value: unknown): number | undefined => {
   if (value instanceof PythonFloat) return value.value;

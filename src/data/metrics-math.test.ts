@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonDumpedWordCount } from './dataset-metrics.ts';
-import { pyFloat, pythonJsonDumpIndented, pythonJsonDumps } from '../util/python-json.ts';
+import { pyFloat, pythonJsonDumpIndented, pythonJsonDumps } from '../python-compat/python-json.ts';
 import { AvgMinMax } from './avg-min-max.ts';
 import { diffMetrics, numericClose } from './metrics-conflicts.ts';
 import { pythonRound } from './python-round.ts';

@@ -9,7 +9,7 @@ import type { ConfigDict } from '../config/tree.ts';
 import { SHARED_SKIP_MESSAGE, sharedFixture, sharedFixturesAvailable } from '../testing/shared-fixtures.ts';
 import { DatasetConfig } from '../config/schemas.ts';
 import { computeDatasetMetrics, datasetMetricsFile, prepareData } from './prepare-data.ts';
-import { pythonJsonDumpIndented } from '../util/python-json.ts';
+import { pythonJsonDumpIndented } from '../python-compat/python-json.ts';
 
 const row = (text: string, extra: Record<string, unknown> = {}) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: text }] }, ...extra });
 

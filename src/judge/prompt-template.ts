@@ -3,7 +3,7 @@
  * for it: `{question}` is replaced, `{{` and `}}` are literal braces. Templates are checked when a server
  * starts, so a typo fails at launch rather than on the first verify.
  */
-import { pythonStringRepr } from '../util/python-json.ts';
+import { pythonStringRepr } from '../python-compat/python-json.ts';
 import { NgymError } from '../errors.ts';
 
 type Piece = { literal: string } | { field: string; conversion: 's' | 'r' | undefined };

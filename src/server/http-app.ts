@@ -13,7 +13,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { authMiddleware } from './auth.ts';
 import { ERROR_CODE_HEADER, errorCodeOf, NgymError } from '../errors.ts';
 import { RequestValidationError } from '../protocol/validation.ts';
-import { pythonExceptionRepr } from '../util/python-json.ts';
+import { pythonExceptionRepr } from '../python-compat/python-json.ts';
 import type { Logger } from './logger.ts';
 import { newSessionId, SessionSigner, sessionCookieName, setCookieHeader } from './sessions.ts';
 

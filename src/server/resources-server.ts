@@ -18,7 +18,7 @@ import * as z from 'zod';
 import { isValidVerifyRequest } from '../protocol/fast-checks.ts';
 import { parseReportingInput, RequestValidationError, validateBody } from '../protocol/validation.ts';
 import { SeedSessionRequest, VerifyRequest } from '../protocol/server-bodies.ts';
-import { pythonJsonDumps } from '../util/python-json.ts';
+import { pythonJsonDumps } from '../python-compat/python-json.ts';
 import { type BaseServerSpec, type ConfigShape, defineServerOfKind, type RequestContext, type ServerConfigOf } from './base-server.ts';
 import { readJsonBody } from './http-app.ts';
 import type { ServerDefinition, ServerSetupContext } from './server-definition.ts';

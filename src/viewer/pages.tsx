@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 /** The overview (counts, reward histogram, pass@k, aggregate metrics) and the filterable rollout table. */
-import { PythonFloat } from '../util/python-json.ts';
+import { PythonFloat } from '../python-compat/python-json.ts';
 import { Layout } from './layout.tsx';
 import type { RolloutIndex, RolloutSummary } from './rollout-index.ts';
 import { formatNumber, type HistogramBin, rewardHistogram, type TaskStats, taskStats } from './stats.ts';

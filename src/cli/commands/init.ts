@@ -12,7 +12,7 @@ import * as z from 'zod';
 import { loadGlobalConfig } from '../../config/global-config.ts';
 import { DatasetConfig } from '../../config/schemas.ts';
 import { computeDatasetMetrics, datasetMetricsFile } from '../../data/prepare-data.ts';
-import { pythonJsonDumpIndented, pythonJsonDumps } from '../../util/python-json.ts';
+import { pythonJsonDumpIndented, pythonJsonDumps } from '../../python-compat/python-json.ts';
 import { NgymError } from '../../errors.ts';
 import { assistantText, type FunctionCallOutputItem, type ResponseItem } from '../../protocol/responses.ts';
 import type { ResourcesServerDefinition } from '../../server/resources-server.ts';

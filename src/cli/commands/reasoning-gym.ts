@@ -10,7 +10,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { createEntries, datasetRow, DEFAULT_AGENT_NAME } from '../../../resources_servers/reasoning_gym/tasks/dataset.ts';
 import { TASKS, TaskConfigError, tasksByCategory } from '../../../resources_servers/reasoning_gym/tasks/index.ts';
 import { NgymError } from '../../errors.ts';
-import { pythonJsonDumps } from '../../util/python-json.ts';
+import { pythonJsonDumps } from '../../python-compat/python-json.ts';
 import type { CliCommand } from '../command.ts';
 
 const USAGE = `Subcommands:
