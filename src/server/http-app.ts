@@ -10,6 +10,9 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { getCookie } from 'hono/cookie';
+import { HTTPException } from 'hono/http-exception';
+import { timeout } from 'hono/timeout';
 import { authMiddleware } from './auth.ts';
 import { ERROR_CODE_HEADER, errorCodeOf, NgymError } from '../errors.ts';
 import { RequestValidationError } from '../protocol/validation.ts';
@@ -85,7 +88,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 
   const limit = options.requestTimeoutMs ?? null;
   app.use(async (context, next) => {
-    const existing = signer.decode(readCookie(context.req.header('cookie'), cookieName));
+    const existing = signer.decode(getCookie(context, cookieName));
     // A session is started only when a handler asks for its id; an existing one is sent back every time.
     context.set('sessionId', () => {
       const current = context.get('session');
@@ -101,25 +104,17 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
       // changing a built response's headers afterwards would cost a copy of the response.
       context.header('set-cookie', setCookieHeader(cookieName, signer.encode(existing)), { append: true });
     }
-    if (limit === null) return next();
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<'expired'>((resolve) => {
-      timer = setTimeout(resolve, limit, 'expired');
-    });
-    try {
-      if ((await Promise.race([next(), expired])) === 'expired') {
-        context.res = context.json({ detail: `Request timed out after ${limit / 1000} s` }, 504);
-      }
-    } finally {
-      clearTimeout(timer);
-    }
+    return next();
   });
+  // Hono's timeout ends the handler's wait with a 504 whose body says the limit (handled in onError below).
+  if (limit !== null) app.use(timeout(limit, () => new HTTPException(504, { message: `Request timed out after ${limit / 1000} s` })));
 
   app.get('/', (context) => context.json({ status: 'ok' }));
 
   app.notFound((context) => context.json({ detail: 'Not Found' }, 404));
 
   app.onError((error, context) => {
+    if (error instanceof HTTPException) return context.json({ detail: error.message }, error.status);
     const code = { [ERROR_CODE_HEADER]: errorCodeOf(error) };
     if (error instanceof RequestValidationError) return context.json({ detail: error.details }, 422, code);
     if (NgymError.isInstance(error) && (error.status < 500 || error.code === 'NGYM_UPSTREAM_REJECTED')) {
@@ -136,15 +131,6 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
 /** The caller's session id in a route of one's own (starts a session, and its cookie, if there is none). */
 export function sessionIdOf(context: ServerRequestContext): string {
   return context.get('sessionId')();
-}
-
-function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const equals = part.indexOf('=');
-    if (equals > 0 && part.slice(0, equals).trim() === name) return part.slice(equals + 1).trim();
-  }
-  return undefined;
 }
 
 /**
