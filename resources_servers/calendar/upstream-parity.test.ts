@@ -3,9 +3,8 @@
  * The rollouts do not carry `exp_cal_state`; it is joined from upstream's example rows by the last user message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sharedHttpClient } from 'ngym';
+import { firstPartText, sharedHttpClient } from 'ngym';
 import { type InProcessGym, readJsonlRows, SHARED_SKIP_MESSAGE, sharedFixture, sharedFixturesAvailable, startInProcessGym } from 'ngym/testing';
-import { lastText } from './app.ts';
 import { gradeCalendar } from './grade.ts';
 
 
@@ -33,7 +32,7 @@ describe.skipIf(!sharedFixturesAvailable())('calendar parity with upstream', () 
       const response = await sharedHttpClient().request(gym.url('calendar', '/verify'), { body });
       expect(response.status, response.text).toBe(200);
       expect(response.json<{ reward: number }>().reward).toBe(rollout.reward);
-      reasons.push(gradeCalendar(lastText(rollout.response.output), row?.exp_cal_state).reason);
+      reasons.push(gradeCalendar(firstPartText(rollout.response.output.at(-1)), row?.exp_cal_state).reason);
     }
     // The failure reasons upstream's grader gives these rollouts.
     expect(reasons).toEqual(['pass', 'constraint_violated', 'pass', 'constraint_violated', 'conflicting_events']);

@@ -13,14 +13,18 @@ const PlainTests = z.looseObject({ inputs: z.array(z.string()), outputs: z.array
 // Upstream's datasets may store the tests zlib-compressed and base64-encoded, to keep large files small.
 const PackedTests = z.looseObject({ packed: z.string(), fn_name: z.string().nullable().optional() });
 
+type PlainTests = z.infer<typeof PlainTests>;
+type PackedTests = z.infer<typeof PackedTests>;
+const isPacked = (raw: PlainTests | PackedTests): raw is PackedTests => typeof raw.packed === 'string';
+
 /** The tests of a row, unpacked. */
-export function unitTestsOf(raw: z.infer<typeof PlainTests> | z.infer<typeof PackedTests>): UnitTests {
-  if (!('packed' in raw)) return raw as UnitTests;
-  let decoded: z.infer<typeof PlainTests>;
+export function unitTestsOf(raw: PlainTests | PackedTests): UnitTests {
+  if (!isPacked(raw)) return raw;
+  let decoded: PlainTests;
   try {
-    decoded = PlainTests.parse(JSON.parse(inflateSync(Buffer.from(raw.packed as string, 'base64')).toString('utf8')));
+    decoded = PlainTests.parse(JSON.parse(inflateSync(Buffer.from(raw.packed, 'base64')).toString('utf8')));
   } catch (error) {
-    throw new NgymError('NGYM_INVALID_REQUEST', `verifier_metadata.unit_tests.packed is not base64 of zlib-compressed {inputs, outputs} JSON: ${(error as Error).message}`, { status: 422 });
+    throw new NgymError('NGYM_INVALID_REQUEST', `verifier_metadata.unit_tests.packed is not base64 of zlib-compressed {inputs, outputs} JSON: ${String(error)}`, { status: 422 });
   }
   return { inputs: decoded.inputs, outputs: decoded.outputs, fn_name: raw.fn_name ?? null };
 }
@@ -29,8 +33,19 @@ export function unitTestsOf(raw: z.infer<typeof PlainTests> | z.infer<typeof Pac
 export function extractCode(text: string): string {
   const lines = text.split('\n');
   const fences = lines.flatMap((line, index) => (line.includes('```') ? [index] : []));
-  if (fences.length < 2) return '';
-  return lines.slice((fences.at(-2) as number) + 1, fences.at(-1)).join('\n');
+  const [open, close] = fences.slice(-2);
+  return open === undefined || close === undefined ? '' : lines.slice(open + 1, close).join('\n');
+}
+
+/** The verify fields upstream's code_gen returns besides the reward. */
+interface CodeGenFields {
+  extracted_model_output: string | null;
+  extracted_model_code: string | null;
+  result: unknown[] | null;
+  metadata: Record<string, unknown> | null;
+  unit_tests_time_taken: number | null;
+  reasoning_format_violation_rate: number;
+  difficulty: string | null;
 }
 
 /** `<think>` tags in the final answer, or more than one of either tag in the reasoning. */
@@ -72,12 +87,12 @@ export default defineResourcesServer({
   }),
   verify: async (request, { config, state }) => {
     const metadata = request.verifier_metadata;
-    const answer = {
-      extracted_model_output: null as string | null,
-      extracted_model_code: null as string | null,
-      result: null as unknown[] | null,
-      metadata: null as Record<string, unknown> | null,
-      unit_tests_time_taken: null as number | null,
+    const answer: CodeGenFields = {
+      extracted_model_output: null,
+      extracted_model_code: null,
+      result: null,
+      metadata: null,
+      unit_tests_time_taken: null,
       reasoning_format_violation_rate: 0.0,
       difficulty: metadata.difficulty ?? null,
     };

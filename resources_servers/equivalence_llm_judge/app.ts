@@ -6,13 +6,16 @@
  * is retried on the whole generation for partial credit (`reward_if_full_generation_succeeds`).
  */
 import {
+  assistantMessages,
   ConfigError,
   defineResourcesServer,
   type JudgeEvaluation,
   judgeConfigShape,
   type JudgeMessage,
   LlmJudge,
+  isMessage,
   type Logger,
+  messageTexts,
   PromptTemplate,
   PythonRegex,
   PythonRegexError,
@@ -47,28 +50,21 @@ export function extractWithRegex(text: string, pattern: string | null | undefine
   return pythonStrip(group ?? last.text);
 }
 
-/** The last assistant message's text parts joined with newlines, stripped, then `pattern` applied. */
+/** The last assistant message's texts joined with newlines, stripped, then `pattern` applied. */
 export function lastAssistantText(response: Response, pattern: string | null | undefined): string {
-  for (let index = response.output.length - 1; index >= 0; index--) {
-    const item = response.output[index];
-    if (item?.type !== 'message' || item.role !== 'assistant') continue;
-    const content = (item as { content: unknown }).content;
-    let text: string;
-    if (typeof content === 'string') text = pythonStrip(content);
-    else if (Array.isArray(content)) text = pythonStrip(content.flatMap((part) => (typeof part?.text === 'string' ? [part.text as string] : [])).join('\n'));
-    else return '';
-    return text === '' ? text : extractWithRegex(text, pattern);
-  }
-  return '';
+  const last = assistantMessages(response.output).at(-1);
+  const text = last === undefined ? '' : pythonStrip(messageTexts(last).join('\n'));
+  return text === '' ? text : extractWithRegex(text, pattern);
 }
+
+const TemplateMetadata = z.looseObject({ output_regex: z.unknown() });
 
 /** The last user message whose content is a string, stripped, then `pattern` applied. */
 export function questionText(params: ResponseCreateParams, pattern: string | null | undefined): string {
   let last: string | undefined;
   // A bare-string input holds no messages here, as upstream iterates it as one.
   for (const item of typeof params.input === 'string' ? [] : params.input) {
-    const message = item as { role?: unknown; content?: unknown };
-    if (message.role === 'user' && typeof message.content === 'string') last = message.content;
+    if (isMessage(item) && item.role === 'user' && typeof item.content === 'string') last = item.content;
   }
   const text = pythonStrip(last ?? '');
   return text === '' ? text : extractWithRegex(text, pattern);
@@ -130,8 +126,8 @@ export default defineResourcesServer({
     const expected = request.expected_answer ? request.expected_answer : fromMetadata !== undefined && fromMetadata !== null ? pythonString(fromMetadata) : '';
     const question = questionText(request.responses_create_params, config.question_extract_regex);
 
-    const templateMetadata = request.template_metadata;
-    const recordRegex = typeof templateMetadata === 'object' && templateMetadata !== null && !Array.isArray(templateMetadata) ? (templateMetadata as Record<string, unknown>).output_regex : undefined;
+    // Upstream reads `output_regex` only when template_metadata is a dict.
+    const recordRegex = TemplateMetadata.safeParse(request.template_metadata).data?.output_regex;
     const perRecord = config.use_per_record_regex && Boolean(recordRegex);
     // Long gold answers are judged against the whole generation: a regex would cut them short.
     const tooLong = perRecord && config.extraction_length_threshold !== null && pythonLength(expected) > config.extraction_length_threshold;

@@ -9,17 +9,19 @@ import * as z from 'zod';
 /** A synonym's value is the sum of its Unicode code points ("Blazing" -> 711). */
 export function synonymValue(synonym: string): number {
   let total = 0;
-  for (const char of synonym) total += char.codePointAt(0) as number;
+  for (const char of synonym) total += char.codePointAt(0) ?? 0;
   return total;
 }
 
+const SubmittedArguments = z.looseObject({ synonym_values: z.unknown() });
+
 /** The values of the last `extract_synonym_values` call in the trajectory, or [] when there is none. */
-export function submittedValues(output: ResponseItem[]): number[] {
+export function submittedValues(output: ResponseItem[]): unknown[] {
   for (let index = output.length - 1; index >= 0; index--) {
     const item = output[index];
     if (item?.type === 'function_call' && item.name === 'extract_synonym_values') {
-      const values = (JSON.parse(item.arguments) as { synonym_values?: unknown }).synonym_values;
-      return Array.isArray(values) ? (values as number[]) : [];
+      const values = SubmittedArguments.parse(JSON.parse(item.arguments)).synonym_values;
+      return Array.isArray(values) ? values : [];
     }
   }
   return [];

@@ -3,20 +3,10 @@
  * "wrap the title in << >>", "respond in Hindi"...). Each row lists instruction ids with their kwargs; verify
  * checks the final assistant text against every one. Reward 1.0 when all are followed, else 0.0.
  */
-import { defineResourcesServer, type ResponseItem, VerifyWorkerPool, verifyWorkersConfigShape } from 'ngym';
+import { defineResourcesServer, firstPartText, VerifyWorkerPool, verifyWorkersConfigShape } from 'ngym';
 import * as z from 'zod';
 import type { InstructionResult } from './instructions.ts';
 import type { VerifyTask } from './verify-worker.ts';
-
-/** Upstream reads `output[-1].content[0].text`: the text of the last item when it is a message, else "". */
-export function finalResponseText(output: ResponseItem[]): string {
-  const last = output[output.length - 1] as { content?: unknown } | undefined;
-  const content = last?.content;
-  if (!Array.isArray(content) || content.length === 0) return '';
-  const first = content[0] as { text?: unknown };
-  // A refusal part has no text (upstream raises); it follows no instruction.
-  return typeof first.text === 'string' ? first.text : '';
-}
 
 export default defineResourcesServer({
   className: 'InstructionFollowingResourcesServer',
@@ -42,7 +32,8 @@ export default defineResourcesServer({
     const kwargsList = request.kwargs;
     // zip(): the shorter list wins.
     const instructions = ids.slice(0, Math.min(ids.length, kwargsList.length)).map((id, index) => ({ id: String(id), kwargs: kwargsList[index] }));
-    const results = await context.state.pool.run({ text: finalResponseText(request.response.output), instructions });
+    // Upstream checks `output[-1].content[0].text`; a last item without text (a refusal) follows no instruction.
+    const results = await context.state.pool.run({ text: firstPartText(request.response.output.at(-1)), instructions });
     results.forEach((result, index) => {
       if (result.error !== undefined) context.logger.warn({ instruction_id: instructions[index]?.id, error: result.error }, 'instruction could not be checked; scored as not followed');
     });

@@ -18,11 +18,13 @@ function parseGroundTruth(text: string): number[] {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw valueError(`ground_truth is not valid JSON: ${(error as Error).message}`);
+    throw valueError(`ground_truth is not valid JSON: ${String(error)}`);
   }
   if (!Array.isArray(parsed) || !parsed.every((value) => typeof value === 'number')) throw valueError(`ground_truth must be a JSON list of numbers, got ${text}`);
   return parsed;
 }
+
+const ToolOutput = z.looseObject({ solution: z.unknown() });
 
 /** `float(json.loads(output)["solution"])` of a tool output, or undefined where Python would raise. */
 function toolSolution(output: unknown): number | undefined {
@@ -33,8 +35,9 @@ function toolSolution(output: unknown): number | undefined {
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-  const solution = (parsed as Record<string, unknown>).solution;
+  const object = ToolOutput.safeParse(parsed);
+  if (!object.success) return undefined;
+  const solution = object.data.solution;
   if (typeof solution === 'number') return solution;
   if (typeof solution === 'boolean') return solution ? 1 : 0;
   if (typeof solution === 'string') return parsePythonFloat(solution);

@@ -7,8 +7,10 @@
 import { readFileSync } from 'node:fs';
 import {
   defineResourcesServer,
+  isMessage,
   JsonLineProcess,
   MathVerifier,
+  outputText,
   parsePythonFloat,
   pythonSplit,
   pythonStrip,
@@ -64,17 +66,12 @@ export function answersMatch(actual: string | null, expected: string): boolean {
   return a !== undefined && e !== undefined && Math.abs(a - e) < 1e-6 * Math.max(1.0, Math.abs(e));
 }
 
-function messageText(item: ResponseItem): string | undefined {
-  if (item.type !== 'message' && item.type !== undefined) return undefined;
-  if (!('role' in item) || item.role !== 'assistant' || !Array.isArray(item.content)) return undefined;
-  return item.content.map((part) => (part.type === 'output_text' && typeof part.text === 'string' ? part.text : '')).join('');
-}
+const ExecutionOutput = z.looseObject({ stdout: z.unknown() });
 
 /** The last boxed answer of the assistant's messages, from the end; else of the tool outputs' stdout. */
 export function finalAnswer(output: ResponseItem[]): string | null {
   for (const item of [...output].reverse()) {
-    const text = messageText(item);
-    const answer = text === undefined ? null : extractBoxedAnswer(text);
+    const answer = isMessage(item) && item.role === 'assistant' ? extractBoxedAnswer(outputText(item)) : null;
     if (answer !== null) return answer;
   }
   // The model may have printed its boxed answer from the code instead.
@@ -83,10 +80,8 @@ export function finalAnswer(output: ResponseItem[]): string | null {
     let stdout = item.output;
     try {
       const parsed: unknown = JSON.parse(stdout);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-        const value = (parsed as Record<string, unknown>).stdout;
-        stdout = typeof value === 'string' ? value : '';
-      }
+      const object = ExecutionOutput.safeParse(parsed);
+      if (object.success) stdout = typeof object.data.stdout === 'string' ? object.data.stdout : '';
     } catch {
       // Not JSON: the output itself is searched.
     }

@@ -5,7 +5,7 @@
  * text inside the first box) or `lenient_answer_colon` (`Answer: B` or `Answer: <option text>`).
  * Reward is 1.0 when that letter is the expected one.
  */
-import { defineResourcesServer, NgymError, PythonRegex, PythonRegexError, pythonIsAlpha, pythonLength, pythonSplit, pythonStrip, type Response } from 'ngym';
+import { assistantMessages, defineResourcesServer, messageTexts, NgymError, PythonRegex, PythonRegexError, pythonIsAlpha, pythonLength, pythonSplit, pythonStrip, type Response } from 'ngym';
 import * as z from 'zod';
 
 export const GRADING_MODES = ['strict_single_letter_boxed', 'lenient_boxed', 'lenient_answer_colon'] as const;
@@ -18,17 +18,8 @@ const BOXED_CONTENT = PythonRegex.compile('\\\\boxed\\{\\s*(.*?)\\s*\\}', { dotA
 const TEXT_WRAPPER = PythonRegex.compile('^\\\\text\\{\\s*(.*?)\\s*\\}$', { dotAll: true });
 const ANSWER_COLON = PythonRegex.compile('(?i)answer\\s*:\\s*(.+)');
 
-/** All text parts of all assistant messages, joined with newlines, stripped. */
-export function assistantText(response: Response): string {
-  const texts: string[] = [];
-  for (const item of response.output) {
-    if (item.type !== 'message' || item.role !== 'assistant') continue;
-    const content = (item as { content: unknown }).content;
-    if (typeof content === 'string') texts.push(content);
-    else if (Array.isArray(content)) for (const part of content) if (typeof part?.text === 'string') texts.push(part.text);
-  }
-  return pythonStrip(texts.join('\n'));
-}
+/** Upstream grades the text parts of all assistant messages, joined with newlines, stripped. */
+export const gradedText = (response: Response) => pythonStrip(assistantMessages(response.output).flatMap(messageTexts).join('\n'));
 
 /** Lowercase and collapse whitespace, for comparing option texts. */
 const normalized = (text: string) => pythonSplit(text.toLowerCase()).join(' ');
@@ -76,9 +67,10 @@ function fromTemplateRegex(text: string, pattern: string, options: Options, allo
       status: 422,
     });
   }
-  const matches = regex.findall(text) as string[];
-  if (matches.length === 0) return null;
-  const captured = pythonStrip(matches.at(-1) as string).toUpperCase();
+  // `re.findall(...)[-1]`: with no group the whole match, with one group its text.
+  const last = regex.finditer(text).at(-1);
+  if (last === undefined) return null;
+  const captured = pythonStrip(regex.groupCount === 0 ? last.text : (last.groups[0] ?? '')).toUpperCase();
   // A single letter is trusted even when it is not one of the options.
   if (isLetter(captured)) return captured;
   return optionWithText(options, allowed, captured);
@@ -102,7 +94,7 @@ function boxedOptionText(text: string, options: Options, allowed: Set<string>): 
     const option = normalized(value);
     if (option !== '' && candidates.some((candidate) => candidate.includes(option))) matched.add(key.toUpperCase());
   }
-  return matched.size === 1 ? ([...matched][0] as string) : null;
+  return matched.size === 1 ? ([...matched][0] ?? null) : null;
 }
 
 function answerColon(text: string, options: Options, allowed: Set<string>): string | null {
@@ -138,7 +130,7 @@ export default defineResourcesServer({
     template_metadata: z.record(z.string(), z.unknown()).nullish(),
   }),
   verify: (request) => {
-    const extracted = extractLetter(assistantText(request.response), { ...request, grading_mode: request.grading_mode ?? 'strict_single_letter_boxed' });
+    const extracted = extractLetter(gradedText(request.response), { ...request, grading_mode: request.grading_mode ?? 'strict_single_letter_boxed' });
     const gold = pythonStrip(request.expected_answer ?? '').toUpperCase();
     return { reward: extracted !== null && gold !== '' && extracted === gold ? 1.0 : 0.0, expected_answer: gold, extracted_answer: extracted };
   },

@@ -3,22 +3,10 @@
  * (content is not graded). Reward 1.0 when the whole assistant text parses as JSON and validates against the
  * row's schema made strict (every listed property required, no others), else 0.0.
  */
-import { defineResourcesServer, type ResponseItem, VerifyWorkerPool, verifyWorkersConfigShape } from 'ngym';
+import { defineResourcesServer, responseOutputText, VerifyWorkerPool, verifyWorkersConfigShape } from 'ngym';
 import * as z from 'zod';
 import type { SchemaCheck } from './schema-validation.ts';
 import type { SchemaTask } from './verify-worker.ts';
-
-/** Upstream concatenates every `output_text` part of every message item, with no separator. */
-export function assistantText(output: ResponseItem[]): string {
-  let text = '';
-  for (const item of output as { type?: string; content?: unknown }[]) {
-    if (item.type !== 'message' || !Array.isArray(item.content)) continue;
-    for (const part of item.content as { type?: string; text?: unknown }[]) {
-      if (part.type === 'output_text' && typeof part.text === 'string') text += part.text;
-    }
-  }
-  return text;
-}
 
 export default defineResourcesServer({
   className: 'StructuredOutputsResourcesServer',
@@ -44,6 +32,6 @@ export default defineResourcesServer({
   }),
   verify: async (request, context) => {
     const { pool, cacheSize } = context.state;
-    return pool.run({ schemaText: request.schema_str, responseText: assistantText(request.response.output), cacheSize });
+    return pool.run({ schemaText: request.schema_str, responseText: responseOutputText(request.response), cacheSize });
   },
 });

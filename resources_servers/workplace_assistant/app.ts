@@ -47,7 +47,7 @@ function parseToolArguments(text: string): Record<string, PythonValue> {
   try {
     body = pythonJsonLoadsWithFloats(text);
   } catch (error) {
-    throw new RequestValidationError([{ type: 'json_invalid', loc: ['body'], msg: `JSON decode error: ${(error as Error).message}`, input: text.slice(0, 200) }]);
+    throw new RequestValidationError([{ type: 'json_invalid', loc: ['body'], msg: `JSON decode error: ${error instanceof Error ? error.message : String(error)}`, input: text.slice(0, 200) }]);
   }
   if (!isPythonDict(body)) {
     throw new RequestValidationError([{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: body }]);

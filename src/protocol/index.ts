@@ -12,11 +12,10 @@ export {
   ResponseUsage,
   ToolParam,
   TrainingFields,
-  assistantText,
-  responseOutputText,
   normalizeInput,
   sumUsage,
 } from './responses.ts';
+export { assistantMessages, assistantText, firstPartText, isMessage, messageTexts, outputText, responseOutputText } from './response-text.ts';
 export { ChatCompletion, ChatCompletionChoice, ChatCompletionCreateParams, ChatMessage, ChatToolCall } from './chat-completions.ts';
 export { AgentRef, RunRequest, SeedSessionRequest, VerifyRequest, VerifyResponse } from './server-bodies.ts';
 export {

@@ -199,25 +199,6 @@ export function normalizeInput(input: string | ResponseItem[]): ResponseItem[] {
   return typeof input === 'string' ? [{ role: 'user', content: input, type: 'message' }] : input;
 }
 
-/** The text of an assistant message item (all output_text parts joined), or undefined for other items. */
-export function assistantText(item: ResponseItem): string | undefined {
-  if (item.type === 'function_call' || item.type === 'function_call_output' || item.type === 'reasoning') return undefined;
-  if (item.role !== 'assistant') return undefined;
-  if (typeof item.content === 'string') return item.content;
-  return item.content.map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
-}
-
-/** The Responses API's `output_text`: every output_text part of every message item, joined without separator. */
-export function responseOutputText(response: Pick<Response, 'output'>): string {
-  let text = '';
-  for (const item of response.output) {
-    if (item.type !== 'message' && item.type !== undefined) continue;
-    if (!('content' in item) || !Array.isArray(item.content)) continue;
-    for (const part of item.content) if (part.type === 'output_text' && typeof part.text === 'string') text += part.text;
-  }
-  return text;
-}
-
 /** Adds usage of several model calls (upstream v0.1.1 kept only the last call's usage). */
 export function sumUsage(total: ResponseUsage | null | undefined, next: ResponseUsage | null | undefined): ResponseUsage | null {
   if (next === null || next === undefined) return total ?? null;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { ConfigDict } from '../config/tree.ts';
 import { NgymError } from '../errors.ts';
-import { assistantText } from '../protocol/responses.ts';
+import { assistantText } from '../protocol/response-text.ts';
 import { defineResourcesServer } from '../server/resources-server.ts';
 import { type InProcessGym, startInProcessGym } from '../testing/in-process.ts';
 import { assistantMessage, scriptedModel } from '../testing/scripted-model.ts';
