@@ -1,18 +1,28 @@
 // Reads the suites test-all.sh ran and prints one line per suite, then the line CI reads: "N passed, N failed".
 // A suite that exited non-zero without a failing test in its report (a crash, a type error) counts as one failure.
+// Failed tests are named with the first line of their message, so the tail of a CI log says what broke.
 import { existsSync, readFileSync } from 'node:fs';
 
 const list = process.argv[2];
 const suites = list && existsSync(list) ? readFileSync(list, 'utf8').trim().split('\n').filter(Boolean) : [];
 
+const firstLine = (message) => String(message ?? '').replace(/\x1b\[[0-9;]*m/g, '').trim().split('\n')[0].slice(0, 300);
+
 function countsOf(kind, report, exitCode) {
-  if (kind === 'check') return { passed: exitCode === 0 ? 1 : 0, failed: exitCode === 0 ? 0 : 1, skipped: 0 };
+  if (kind === 'check') return { passed: exitCode === 0 ? 1 : 0, failed: exitCode === 0 ? 0 : 1, skipped: 0, failures: [] };
   if (!existsSync(report)) return null;
   const text = readFileSync(report, 'utf8');
   if (kind === 'vitest') {
     const json = JSON.parse(text);
-    const crashedFiles = (json.testResults ?? []).filter((file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0).length;
-    return { passed: json.numPassedTests ?? 0, failed: (json.numFailedTests ?? 0) + crashedFiles, skipped: json.numPendingTests ?? 0 };
+    const files = json.testResults ?? [];
+    const crashed = files.filter((file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0);
+    const failures = [
+      ...crashed.map((file) => `${file.name}: ${firstLine(file.message)}`),
+      ...files.flatMap((file) =>
+        (file.assertionResults ?? []).filter((test) => test.status === 'failed').map((test) => `${file.name} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`),
+      ),
+    ];
+    return { passed: json.numPassedTests ?? 0, failed: (json.numFailedTests ?? 0) + crashed.length, skipped: json.numPendingTests ?? 0, failures };
   }
   // pytest --junitxml: sum the attributes of every <testsuite>.
   const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
@@ -20,7 +30,10 @@ function countsOf(kind, report, exitCode) {
     for (const key of Object.keys(totals)) totals[key] += Number(attributes.match(new RegExp(`\\b${key}="(\\d+)"`))?.[1] ?? 0);
   }
   const failed = totals.failures + totals.errors;
-  return { passed: totals.tests - failed - totals.skipped, failed, skipped: totals.skipped };
+  const failures = [...text.matchAll(/<testcase\b[^>]*?classname="([^"]*)"[^>]*?name="([^"]*)"[^>]*>\s*<(?:failure|error)\b[^>]*?message="([^"]*)"/g)].map(
+    ([, className, name, message]) => `${className}::${name}: ${firstLine(message)}`,
+  );
+  return { passed: totals.tests - failed - totals.skipped, failed, skipped: totals.skipped, failures };
 }
 
 let passed = 0;
@@ -29,9 +42,10 @@ let skipped = 0;
 for (const line of suites) {
   const [kind, name, code, report] = line.split('\t');
   const exitCode = Number(code);
-  const counts = countsOf(kind, report, exitCode) ?? { passed: 0, failed: 1, skipped: 0 };
+  const counts = countsOf(kind, report, exitCode) ?? { passed: 0, failed: 1, skipped: 0, failures: [] };
   if (exitCode !== 0 && counts.failed === 0) counts.failed = 1;
   console.log(`suite ${name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped (exit ${exitCode})`);
+  for (const failure of counts.failures.slice(0, 20)) console.log(`  failed: ${failure}`);
   passed += counts.passed;
   failed += counts.failed;
   skipped += counts.skipped;
