@@ -16,7 +16,7 @@ import {
 import type { Office } from '../database/office.ts';
 import type { Cell, Row } from '../database/table.ts';
 import { cellEquals } from './pandas.ts';
-import type { OfficeTool } from './tool.ts';
+import { type Arguments, type OfficeTool, officeTool } from './tool.ts';
 
 const PLOT_VALUES = ['total_visits', 'session_duration_seconds', 'user_engaged', 'visits_direct', 'visits_referral', 'visits_search_engine', 'visits_social_media'];
 const PLOT_TYPES = ['bar', 'line', 'scatter', 'histogram'];
@@ -42,12 +42,12 @@ function pythonFloat(cell: Cell): number {
 }
 
 /** The visits in `[time_min, time_max]`, compared as strings as upstream does (`date_of_visit >= time_min`). */
-function visitsBetween(office: Office, args: Record<string, PythonValue>): Row[] {
+function visitsBetween(office: Office, args: Arguments<'time_min' | 'time_max'>): Row[] {
   const date = office.analytics.columnIndex('date_of_visit');
   let rows = office.analytics.rows;
   const within = (bound: PythonValue, operator: '>=' | '<=') => (row: Row) => row[date] !== null && pythonCompare(row[date], operator, bound);
-  if (pythonTruthy(args.time_min)) rows = rows.filter(within(args.time_min as PythonValue, '>='));
-  if (pythonTruthy(args.time_max)) rows = rows.filter(within(args.time_max as PythonValue, '<='));
+  if (pythonTruthy(args.time_min)) rows = rows.filter(within(args.time_min, '>='));
+  if (pythonTruthy(args.time_max)) rows = rows.filter(within(args.time_max, '<='));
   return rows as Row[];
 }
 
@@ -67,11 +67,11 @@ function perDate(office: Office, rows: Row[], value: (group: Row[]) => PythonVal
   return result;
 }
 
-function countWhere(office: Office, args: Record<string, PythonValue>, counts: (row: Row) => boolean): Record<string, PythonValue> {
+function countWhere(office: Office, args: Arguments<'time_min' | 'time_max'>, counts: (row: Row) => boolean): Record<string, PythonValue> {
   return perDate(office, visitsBetween(office, args), (group) => group.filter(counts).length);
 }
 
-function averageSessionDuration(office: Office, args: Record<string, PythonValue>): PythonValue {
+function averageSessionDuration(office: Office, args: Arguments<'time_min' | 'time_max'>): PythonValue {
   const rows = visitsBetween(office, args);
   const seconds = office.analytics.columnIndex('session_duration_seconds');
   const values = new Map(rows.map((row) => [row, pythonFloat(row[seconds] as Cell)]));
@@ -91,7 +91,7 @@ function visitRecord(office: Office, row: Row): Record<string, PythonValue> {
 }
 
 export const analyticsTools: OfficeTool[] = [
-  {
+  officeTool({
     name: 'analytics_get_visitor_information_by_id',
     pythonMethod: 'AnalyticsTool.get_visitor_information_by_id',
     description: 'Returns the analytics data for a given visitor ID.',
@@ -99,11 +99,11 @@ export const analyticsTools: OfficeTool[] = [
     required: ['visitor_id'],
     run: ({ visitor_id }, office) => {
       if (!pythonTruthy(visitor_id)) return 'Visitor ID not provided.';
-      const visits = office.analytics.rows.filter(cellEquals(office.analytics, 'visitor_id', visitor_id as PythonValue));
+      const visits = office.analytics.rows.filter(cellEquals(office.analytics, 'visitor_id', visitor_id));
       return visits.length > 0 ? visits.map((row) => visitRecord(office, row)) : 'Visitor not found.';
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'analytics_create_plot',
     pythonMethod: 'AnalyticsTool.create_plot',
     description: 'Plots the analytics data for a given time range and value.',
@@ -129,16 +129,16 @@ export const analyticsTools: OfficeTool[] = [
       office.plots = office.plots.appendLabelled({ file_path: path }, office.plots.length);
       return path;
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'analytics_total_visits_count',
     pythonMethod: 'AnalyticsTool.total_visits_count',
     description: 'Returns the total number of visits within a specified time range.',
     parameters: timeRange,
     required: [],
     run: (args, office) => countWhere(office, args, () => true),
-  },
-  {
+  }),
+  officeTool({
     name: 'analytics_engaged_users_count',
     pythonMethod: 'AnalyticsTool.engaged_users_count',
     description: 'Returns the number of engaged users within a specified time range.',
@@ -148,8 +148,8 @@ export const analyticsTools: OfficeTool[] = [
       const engaged = office.analytics.columnIndex('user_engaged');
       return countWhere(office, args, (row) => pythonTruthy(row[engaged] === null ? pyFloat(NaN) : row[engaged]));
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'analytics_traffic_source_count',
     pythonMethod: 'AnalyticsTool.traffic_source_count',
     description: 'Returns the number of visits from a specific traffic source within a specified time range.',
@@ -163,15 +163,15 @@ export const analyticsTools: OfficeTool[] = [
     required: [],
     run: (args, office) => {
       if (!pythonTruthy(args.traffic_source)) return countWhere(office, args, () => true);
-      return countWhere(office, args, cellEquals(office.analytics, 'traffic_source', args.traffic_source as PythonValue));
+      return countWhere(office, args, cellEquals(office.analytics, 'traffic_source', args.traffic_source));
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'analytics_get_average_session_duration',
     pythonMethod: 'AnalyticsTool.get_average_session_duration',
     description: 'Returns the average session duration within a specified time range.',
     parameters: timeRange,
     required: [],
     run: (args, office) => averageSessionDuration(office, args),
-  },
+  }),
 ];

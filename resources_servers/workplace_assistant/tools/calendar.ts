@@ -1,11 +1,13 @@
 /** Calendar tools (upstream `CalendarTool`): read, search, create, delete and update events. */
 import { PythonError, pythonContains, pythonInt, pythonLower, pythonTruthy, type PythonValue } from 'ngym';
 import type { Office } from '../database/office.ts';
-import { cellEquals, columnContains, findRow, nextId, paginate, withoutRows, zfill } from './pandas.ts';
+import { nextId, paginate, zfill } from './pandas.ts';
 import { pythonSearch } from './python-regex.ts';
+import { deleteRecord, type RecordKind, recordField, updateRecord } from './records.ts';
 import { compareTimestamps, parseTimestamp, type Timestamp, timestampOrder } from './timestamp.ts';
-import type { OfficeTool } from './tool.ts';
+import { type Arguments, type OfficeTool, officeTool } from './tool.ts';
 
+const EVENTS: RecordKind = { table: 'calendarEvents', idColumn: 'event_id', noun: 'Event' };
 const eventId = { type: 'string', description: '8-digit ID of the event' } as const;
 const READABLE_FIELDS = ['event_id', 'event_name', 'participant_email', 'event_start', 'duration'];
 const UPDATABLE_FIELDS = ['event_name', 'participant_email', 'event_start', 'duration'];
@@ -38,12 +40,12 @@ function durationProblem(value: PythonValue): string | undefined {
   return minutes <= 0 ? 'Duration must be a positive number of minutes.' : undefined;
 }
 
-function searchEvents(office: Office, args: Record<string, PythonValue>): PythonValue {
+function searchEvents(office: Office, args: Arguments<'query' | 'time_min' | 'time_max' | 'page' | 'page_size'>): PythonValue {
   const bounds: [Timestamp | undefined, Timestamp | undefined] = [undefined, undefined];
   for (const [index, name] of (['time_min', 'time_max'] as const).entries()) {
     if (!pythonTruthy(args[name])) continue;
     try {
-      bounds[index] = parseTimestamp(args[name] as PythonValue);
+      bounds[index] = parseTimestamp(args[name]);
     } catch (error) {
       if (error instanceof PythonError && error.type !== 'TypeError') return `Invalid ${name} format. Expected YYYY-MM-DD HH:MM:SS.`;
       throw error;
@@ -62,14 +64,14 @@ function searchEvents(office: Office, args: Record<string, PythonValue>): Python
   events.sort((a, b) => timestampOrder(a.start, b.start));
   const page = paginate(
     events.map((event) => table.record(event.row)),
-    args.page as PythonValue,
-    args.page_size as PythonValue,
+    args.page,
+    args.page_size,
   );
   return page.answer('events');
 }
 
 export const calendarTools: OfficeTool[] = [
-  {
+  officeTool({
     name: 'calendar_get_event_information_by_id',
     pythonMethod: 'CalendarTool.get_event_information_by_id',
     description: 'Returns the event for a given ID.',
@@ -84,15 +86,12 @@ export const calendarTools: OfficeTool[] = [
     run: ({ event_id, field }, office) => {
       if (!pythonTruthy(event_id)) return 'Event ID not provided.';
       if (!pythonTruthy(field)) return 'Field not provided.';
-      if (!isEventId(event_id as PythonValue)) return 'Invalid event ID format. Expected 8-digit ID.';
+      if (!isEventId(event_id)) return 'Invalid event ID format. Expected 8-digit ID.';
       if (!pythonContains(READABLE_FIELDS, field)) return `Invalid field. Available fields are: ${READABLE_FIELDS.join(', ')}`;
-      const row = findRow(office.calendarEvents, 'event_id', event_id as PythonValue);
-      if (row === undefined) return 'Event not found.';
-      const event = office.calendarEvents.record(row);
-      return Object.hasOwn(event, field as string) ? { [field as string]: event[field as string] as PythonValue } : 'Field not found.';
+      return recordField(office, EVENTS, event_id, field, () => 'Field not found.');
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'calendar_search_events',
     pythonMethod: 'CalendarTool.search_events',
     description: 'Returns the events for a given query with pagination support.',
@@ -105,8 +104,8 @@ export const calendarTools: OfficeTool[] = [
     },
     required: [],
     run: (args, office) => searchEvents(office, args),
-  },
-  {
+  }),
+  officeTool({
     name: 'calendar_create_event',
     pythonMethod: 'CalendarTool.create_event',
     description: 'Creates a new event.',
@@ -122,20 +121,20 @@ export const calendarTools: OfficeTool[] = [
       if (!pythonTruthy(participant_email)) return 'Participant email not provided.';
       if (!pythonTruthy(event_start)) return 'Event start not provided.';
       if (!pythonTruthy(duration)) return 'Event duration not provided.';
-      if (!parsesAsTimestamp(event_start as PythonValue)) return INVALID_START;
-      const problem = durationProblem(duration as PythonValue);
+      if (!parsesAsTimestamp(event_start)) return INVALID_START;
+      const problem = durationProblem(duration);
       if (problem !== undefined) return problem;
       const email = pythonLower(participant_email);
       const id = zfill(nextId(office.calendarEvents, 'event_id'));
       // Plain concat: the new row keeps its own label 0. Values are stored as sent (an int duration stays an int).
       office.calendarEvents = office.calendarEvents.appendLabelled(
-        { event_id: id, event_name: event_name as PythonValue, participant_email: email, event_start: event_start as PythonValue, duration: duration as PythonValue },
+        { event_id: id, event_name: event_name, participant_email: email, event_start: event_start, duration: duration },
         0,
       );
       return id;
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'calendar_delete_event',
     pythonMethod: 'CalendarTool.delete_event',
     description: 'Deletes an event.',
@@ -143,13 +142,11 @@ export const calendarTools: OfficeTool[] = [
     required: ['event_id'],
     run: ({ event_id }, office) => {
       if (!pythonTruthy(event_id)) return 'Event ID not provided.';
-      if (!isEventId(event_id as PythonValue)) return 'Invalid event ID format. Expected 8-digit ID.';
-      if (!columnContains(office.calendarEvents, 'event_id', event_id as PythonValue)) return 'Event not found.';
-      office.calendarEvents = withoutRows(office.calendarEvents, 'event_id', event_id as PythonValue);
-      return 'Event deleted successfully.';
+      if (!isEventId(event_id)) return 'Invalid event ID format. Expected 8-digit ID.';
+      return deleteRecord(office, EVENTS, event_id);
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'calendar_update_event',
     pythonMethod: 'CalendarTool.update_event',
     description: 'Updates an event.',
@@ -161,17 +158,15 @@ export const calendarTools: OfficeTool[] = [
     required: ['event_id', 'field', 'new_value'],
     run: ({ event_id, field, new_value }, office) => {
       if (!pythonTruthy(event_id) || !pythonTruthy(field) || !pythonTruthy(new_value)) return 'Event ID, field, or new value not provided.';
-      if (!isEventId(event_id as PythonValue)) return 'Invalid event ID format. Expected 8-digit ID.';
+      if (!isEventId(event_id)) return 'Invalid event ID format. Expected 8-digit ID.';
       if (!pythonContains(UPDATABLE_FIELDS, field)) return `Invalid field. Available fields are: ${UPDATABLE_FIELDS.join(', ')}`;
-      if (field === 'event_start' && !parsesAsTimestamp(new_value as PythonValue)) return INVALID_START;
+      if (field === 'event_start' && !parsesAsTimestamp(new_value)) return INVALID_START;
       if (field === 'duration') {
-        const problem = durationProblem(new_value as PythonValue);
+        const problem = durationProblem(new_value);
         if (problem !== undefined) return problem;
       }
-      if (!columnContains(office.calendarEvents, 'event_id', event_id as PythonValue)) return 'Event not found.';
-      const value = field === 'participant_email' ? pythonLower(new_value) : (new_value as PythonValue);
-      office.calendarEvents = office.calendarEvents.updateWhere(cellEquals(office.calendarEvents, 'event_id', event_id as PythonValue), field as string, value);
-      return 'Event updated successfully.';
+      const value = field === 'participant_email' ? pythonLower(new_value) : new_value;
+      return updateRecord(office, EVENTS, event_id, field, value, `Invalid field. Available fields are: ${UPDATABLE_FIELDS.join(', ')}`);
     },
-  },
+  }),
 ];

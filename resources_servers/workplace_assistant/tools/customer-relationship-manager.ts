@@ -2,11 +2,14 @@
 import { pythonCompare, pythonContains, pythonLower, pythonTruthy, type PythonValue } from 'ngym';
 import type { Office } from '../database/office.ts';
 import type { Row, Table } from '../database/table.ts';
-import { cellEquals, columnContains, filterContains, isColumn, nextId, paginate, withoutRows, zfill } from './pandas.ts';
-import type { OfficeTool } from './tool.ts';
+import { filterContains, nextId, paginate, zfill } from './pandas.ts';
+import { deleteRecord, type RecordKind, updateRecord } from './records.ts';
+import { type Arguments, type OfficeTool, officeTool } from './tool.ts';
 
 const STATUSES = ['Qualified', 'Won', 'Lost', 'Lead', 'Proposal'];
 const PRODUCTS = ['Software', 'Hardware', 'Services', 'Consulting', 'Training'];
+const INVALID_FIELD =
+  "Field not valid. Please choose from: 'customer_name', 'assigned_to_email', 'customer_email', 'customer_phone', 'last_contact_date', 'product_interest', 'status', 'notes', 'follow_up_by'";
 const TEXT_FILTERS = ['customer_name', 'customer_email', 'product_interest', 'status', 'assigned_to_email'] as const;
 const DATE_FILTERS = [
   ['last_contact_date_min', 'last_contact_date', '>='],
@@ -15,6 +18,7 @@ const DATE_FILTERS = [
   ['follow_up_by_max', 'follow_up_by', '<='],
 ] as const;
 
+const CUSTOMERS: RecordKind = { table: 'customers', idColumn: 'customer_id', noun: 'Customer' };
 const customerId = { type: 'string', description: 'ID of the customer' } as const;
 const customerName = { type: 'string', description: 'Name of the customer' } as const;
 const customerEmail = { type: 'string', description: 'Email address of the customer' } as const;
@@ -26,24 +30,24 @@ function filterCompare(table: Table, column: string, operator: '>=' | '<=', boun
   return table.filter((row: Row) => row[index] !== null && pythonCompare(row[index], operator, bound));
 }
 
-function searchCustomers(office: Office, args: Record<string, PythonValue>): PythonValue {
+function searchCustomers(office: Office, args: Arguments<(typeof TEXT_FILTERS)[number] | (typeof DATE_FILTERS)[number][0] | 'page' | 'page_size'>): PythonValue {
   let customers = office.customers;
   const filters = [...TEXT_FILTERS, ...DATE_FILTERS.map(([name]) => name)];
   if (!filters.some((name) => pythonTruthy(args[name]))) return 'No search parameters provided. Please provide at least one parameter.';
   for (const column of TEXT_FILTERS) {
-    if (pythonTruthy(args[column])) customers = filterContains(customers, column, args[column] as PythonValue);
+    if (pythonTruthy(args[column])) customers = filterContains(customers, column, args[column]);
   }
   for (const [name, column, operator] of DATE_FILTERS) {
-    if (pythonTruthy(args[name])) customers = filterCompare(customers, column, operator, args[name] as PythonValue);
+    if (pythonTruthy(args[name])) customers = filterCompare(customers, column, operator, args[name]);
   }
   const records = customers.records();
-  const page = paginate(records, args.page as PythonValue, args.page_size as PythonValue);
+  const page = paginate(records, args.page, args.page_size);
   if (records.length === 0) return 'No customers found.';
   return page.answer('customers');
 }
 
 export const customerRelationshipManagerTools: OfficeTool[] = [
-  {
+  officeTool({
     name: 'customer_relationship_manager_search_customers',
     pythonMethod: 'CustomerRelationshipManagerTool.search_customers',
     description: 'Searches for customers based on the given parameters with pagination support.',
@@ -62,8 +66,8 @@ export const customerRelationshipManagerTools: OfficeTool[] = [
     },
     required: [],
     run: (args, office) => searchCustomers(office, args),
-  },
-  {
+  }),
+  officeTool({
     name: 'customer_relationship_manager_update_customer',
     pythonMethod: 'CustomerRelationshipManagerTool.update_customer',
     description: 'Updates a customer record by ID.',
@@ -85,17 +89,11 @@ export const customerRelationshipManagerTools: OfficeTool[] = [
       if (field === 'product_interest' && !pythonContains(PRODUCTS, new_value)) {
         return "Product interest not valid. Please choose from: 'Software', 'Hardware', 'Services', 'Consulting', 'Training'";
       }
-      const value = field === 'customer_email' || field === 'assigned_to_email' ? pythonLower(new_value) : (new_value as PythonValue);
-      if (!columnContains(office.customers, 'customer_id', customer_id as PythonValue)) return 'Customer not found.';
-      const column = field as PythonValue;
-      if (!isColumn(office.customers, column)) {
-        return "Field not valid. Please choose from: 'customer_name', 'assigned_to_email', 'customer_email', 'customer_phone', 'last_contact_date', 'product_interest', 'status', 'notes', 'follow_up_by'";
-      }
-      office.customers = office.customers.updateWhere(cellEquals(office.customers, 'customer_id', customer_id as PythonValue), column, value);
-      return 'Customer updated successfully.';
+      const value = field === 'customer_email' || field === 'assigned_to_email' ? pythonLower(new_value) : (new_value);
+      return updateRecord(office, CUSTOMERS, customer_id, field, value, INVALID_FIELD);
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'customer_relationship_manager_add_customer',
     pythonMethod: 'CustomerRelationshipManagerTool.add_customer',
     description: 'Adds a new customer record.',
@@ -119,24 +117,24 @@ export const customerRelationshipManagerTools: OfficeTool[] = [
         return 'Please provide all required fields: customer_name, assigned_to_email, status.';
       }
       const assignedTo = pythonLower(args.assigned_to_email);
-      const email = pythonTruthy(args.customer_email) ? pythonLower(args.customer_email) : (args.customer_email as PythonValue);
+      const email = pythonTruthy(args.customer_email) ? pythonLower(args.customer_email) : (args.customer_email);
       const id = zfill(nextId(office.customers, 'customer_id'));
       office.customers = office.customers.appendRenumbered({
         customer_id: id,
-        customer_name: args.customer_name as PythonValue,
+        customer_name: args.customer_name,
         customer_email: email,
-        customer_phone: args.customer_phone as PythonValue,
-        last_contact_date: args.last_contact_date as PythonValue,
-        product_interest: args.product_interest as PythonValue,
-        status: args.status as PythonValue,
+        customer_phone: args.customer_phone,
+        last_contact_date: args.last_contact_date,
+        product_interest: args.product_interest,
+        status: args.status,
         assigned_to_email: assignedTo,
-        notes: args.notes as PythonValue,
-        follow_up_by: args.follow_up_by as PythonValue,
+        notes: args.notes,
+        follow_up_by: args.follow_up_by,
       });
       return id;
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'customer_relationship_manager_delete_customer',
     pythonMethod: 'CustomerRelationshipManagerTool.delete_customer',
     description: 'Deletes a customer record by ID.',
@@ -144,9 +142,7 @@ export const customerRelationshipManagerTools: OfficeTool[] = [
     required: ['customer_id'],
     run: ({ customer_id }, office) => {
       if (!pythonTruthy(customer_id)) return 'Customer ID not provided.';
-      if (!columnContains(office.customers, 'customer_id', customer_id as PythonValue)) return 'Customer not found.';
-      office.customers = withoutRows(office.customers, 'customer_id', customer_id as PythonValue);
-      return 'Customer deleted successfully.';
+      return deleteRecord(office, CUSTOMERS, customer_id);
     },
-  },
+  }),
 ];

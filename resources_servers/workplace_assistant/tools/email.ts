@@ -2,13 +2,15 @@
 import { pythonContains, pythonLower, pythonSplit, pythonStr, pythonTruthy, type PythonValue } from 'ngym';
 import type { Office } from '../database/office.ts';
 import type { Row } from '../database/table.ts';
-import { asPython, columnContains, findRow, nextId, paginate, withoutRows } from './pandas.ts';
+import { asPython, nextId, paginate } from './pandas.ts';
+import { deleteRecord, findRecord, type RecordKind, recordField } from './records.ts';
 import { parseTimestamp, timestampDate, timestampOrder } from './timestamp.ts';
-import { type OfficeTool, returningErrors } from './tool.ts';
+import { type Arguments, type OfficeTool, officeTool, returningErrors } from './tool.ts';
 
 /** The simulated "now" (Thursday): every email sent gets this time. */
 const CURRENT_TIME = '2023-11-30 23:59:00';
 
+const EMAILS: RecordKind = { table: 'emails', idColumn: 'email_id', noun: 'Email' };
 const emailId = { type: 'string', description: 'Unique ID of the email' } as const;
 
 function sendEmail(office: Office, recipient: PythonValue, subject: PythonValue, body: PythonValue): string {
@@ -38,7 +40,7 @@ function sendDerived(office: Office, recipient: PythonValue, subject: string, bo
 /** Rows are immutable and shared by every session, so the lowercased text a search scans is kept per row. */
 const searchedText = new WeakMap<Row, string>();
 
-function searchEmails(office: Office, args: Record<string, PythonValue>): PythonValue {
+function searchEmails(office: Office, args: Arguments<'query' | 'date_min' | 'date_max' | 'page' | 'page_size'>): PythonValue {
   const words = pythonSplit(pythonLower(args.query));
   const table = office.emails;
   const [subject, body, sender, sent] = ['subject', 'body', 'sender/recipient', 'sent_datetime'].map((column) => table.columnIndex(column)) as [
@@ -74,13 +76,13 @@ function searchEmails(office: Office, args: Record<string, PythonValue>): Python
       return keep === '>=' ? date >= limit : date <= limit;
     });
   }
-  const page = paginate(emails, args.page as PythonValue, args.page_size as PythonValue);
+  const page = paginate(emails, args.page, args.page_size);
   if (emails.length === 0) return 'No emails found.';
   return page.answer('emails');
 }
 
 export const emailTools: OfficeTool[] = [
-  {
+  officeTool({
     name: 'email_get_email_information_by_id',
     pythonMethod: 'EmailTool.get_email_information_by_id',
     description: 'Retrieves specific details of an email by its ID.',
@@ -95,16 +97,12 @@ export const emailTools: OfficeTool[] = [
     run: ({ email_id, field }, office) => {
       if (!pythonTruthy(email_id)) return 'Email ID not provided.';
       if (!pythonTruthy(field)) return 'Field not provided.';
-      return returningErrors('Error retrieving email information', () => {
-        const row = findRow(office.emails, 'email_id', email_id as PythonValue);
-        if (row === undefined) return 'Email not found.';
-        const email = office.emails.record(row);
-        if (pythonContains(email, field)) return { [field as string]: email[field as string] as PythonValue };
-        return `Field '${pythonStr(field)}' not found. Available fields: ${Object.keys(email).join(', ')}`;
-      });
+      return returningErrors('Error retrieving email information', () =>
+        recordField(office, EMAILS, email_id, field, (email) => `Field '${pythonStr(field)}' not found. Available fields: ${Object.keys(email).join(', ')}`),
+      );
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'email_search_emails',
     pythonMethod: 'EmailTool.search_emails',
     description:
@@ -118,8 +116,8 @@ export const emailTools: OfficeTool[] = [
     },
     required: [],
     run: (args, office) => returningErrors('Error searching emails', () => searchEmails(office, args)),
-  },
-  {
+  }),
+  officeTool({
     name: 'email_send_email',
     pythonMethod: 'EmailTool.send_email',
     description: 'Sends an email to the specified recipient.',
@@ -129,9 +127,9 @@ export const emailTools: OfficeTool[] = [
       body: { type: 'string', description: 'Body content of the email' },
     },
     required: ['recipient', 'subject', 'body'],
-    run: ({ recipient, subject, body }, office) => sendEmail(office, recipient as PythonValue, subject as PythonValue, body as PythonValue),
-  },
-  {
+    run: ({ recipient, subject, body }, office) => sendEmail(office, recipient, subject, body),
+  }),
+  officeTool({
     name: 'email_delete_email',
     pythonMethod: 'EmailTool.delete_email',
     description: 'Deletes an email by its ID.',
@@ -139,14 +137,10 @@ export const emailTools: OfficeTool[] = [
     required: ['email_id'],
     run: ({ email_id }, office) => {
       if (!pythonTruthy(email_id)) return 'Email ID not provided.';
-      return returningErrors('Error deleting email', () => {
-        if (!columnContains(office.emails, 'email_id', email_id as PythonValue)) return 'Email not found.';
-        office.emails = withoutRows(office.emails, 'email_id', email_id as PythonValue);
-        return 'Email deleted successfully.';
-      });
+      return returningErrors('Error deleting email', () => deleteRecord(office, EMAILS, email_id));
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'email_forward_email',
     pythonMethod: 'EmailTool.forward_email',
     description: 'Forwards an email to the specified recipient.',
@@ -159,16 +153,15 @@ export const emailTools: OfficeTool[] = [
       if (!pythonTruthy(email_id) || !pythonTruthy(recipient)) return 'Email ID or recipient not provided.';
       if (!pythonContains(recipient, '@') || !pythonContains(recipient, '.')) return 'Invalid recipient email address.';
       return returningErrors('Error forwarding email', () => {
-        const row = findRow(office.emails, 'email_id', email_id as PythonValue);
-        if (row === undefined) return 'Email not found.';
+        const email = findRecord(office, EMAILS, email_id);
+        if (email === undefined) return 'Email not found.';
         const address = pythonLower(recipient);
-        const email = office.emails.record(row);
         const subject = `FW: ${pythonStr(asPython(email.subject))}`;
         return sendDerived(office, address, subject, asPython(email.body), 'Email forwarded successfully.');
       });
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'email_reply_email',
     pythonMethod: 'EmailTool.reply_email',
     description: 'Replies to an email by its ID.',
@@ -180,12 +173,11 @@ export const emailTools: OfficeTool[] = [
     run: ({ email_id, body }, office) => {
       if (!pythonTruthy(email_id) || !pythonTruthy(body)) return 'Email ID or body not provided.';
       return returningErrors('Error replying to email', () => {
-        const row = findRow(office.emails, 'email_id', email_id as PythonValue);
-        if (row === undefined) return 'Email not found.';
-        const email = office.emails.record(row);
+        const email = findRecord(office, EMAILS, email_id);
+        if (email === undefined) return 'Email not found.';
         const subject = `RE: ${pythonStr(asPython(email.subject))}`;
-        return sendDerived(office, asPython(email['sender/recipient']), subject, body as PythonValue, 'Email replied successfully.');
+        return sendDerived(office, asPython(email['sender/recipient']), subject, body, 'Email replied successfully.');
       });
     },
-  },
+  }),
 ];

@@ -9,9 +9,9 @@ import { customerRelationshipManagerTools } from './customer-relationship-manage
 import { emailTools } from './email.ts';
 import { projectManagementTools } from './project-management.ts';
 import { pythonSearch } from './python-regex.ts';
-import { type OfficeTool, toolDefinition } from './tool.ts';
+import { type OfficeTool, officeTool, toolDefinition } from './tool.ts';
 
-const companyDirectoryTool: OfficeTool = {
+const companyDirectoryTool = officeTool({
   name: 'company_directory_find_email_address',
   pythonMethod: 'CompanyDirectoryTool.find_email_address',
   description: 'Finds all email addresses containing the given name (case-insensitive search).',
@@ -22,7 +22,7 @@ const companyDirectoryTool: OfficeTool = {
     const matches = pythonSearch(pythonLower(name));
     return office.directory.filter((address) => typeof address === 'string' && matches(address));
   },
-};
+});
 
 const OFFICE_TOOLS: readonly OfficeTool[] = [
   companyDirectoryTool,

@@ -1,8 +1,9 @@
 /** Project management tools (upstream `ProjectManagementTool`): read, search, create, delete and update tasks. */
 import { PythonError, pythonContains, pythonLower, pythonTruthy, pythonTypeName, type PythonValue } from 'ngym';
 import type { Office } from '../database/office.ts';
-import { cellEquals, columnContains, filterContains, findRow, isColumn, nextId, withoutRows, zfill } from './pandas.ts';
-import type { OfficeTool } from './tool.ts';
+import { filterContains, nextId, zfill } from './pandas.ts';
+import { deleteRecord, type RecordKind, recordField, updateRecord } from './records.ts';
+import { type Arguments, type OfficeTool, officeTool } from './tool.ts';
 
 const LISTS = ['Backlog', 'In Progress', 'In Review', 'Completed'];
 const BOARDS = ['Back end', 'Front end', 'Design'];
@@ -12,6 +13,7 @@ const INVALID_ASSIGNEE = 'Assignee email not valid. Please choose from the list 
 /** Upstream's `re.match(r"^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$", email)` (Python's `$` allows a final newline). */
 const EMAIL_FORMAT = /^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}\n?$/;
 
+const TASKS: RecordKind = { table: 'projectTasks', idColumn: 'task_id', noun: 'Task' };
 const taskId = { type: 'string', description: '8-digit ID of the task' } as const;
 const taskName = { type: 'string', description: 'Name of the task' } as const;
 const assignee = { type: 'string', description: 'Email address of the person assigned to the task' } as const;
@@ -22,7 +24,7 @@ function isTeamMember(office: Office, address: string): boolean {
   return office.projectTasks.values('assigned_to_email').some((cell) => typeof cell === 'string' && cell.toLowerCase() === address);
 }
 
-function searchTasks(office: Office, args: Record<string, PythonValue>): PythonValue {
+function searchTasks(office: Office, args: Arguments<'task_name' | 'assigned_to_email' | 'list_name' | 'due_date' | 'board'>): PythonValue {
   const { task_name, assigned_to_email, list_name, due_date, board } = args;
   if (![task_name, assigned_to_email, list_name, due_date, board].some(pythonTruthy)) return 'No search parameters provided.';
   if (pythonTruthy(assigned_to_email)) {
@@ -32,20 +34,20 @@ function searchTasks(office: Office, args: Record<string, PythonValue>): PythonV
     if (!EMAIL_FORMAT.test(assigned_to_email)) return 'Invalid email format for assigned_to_email.';
   }
   let tasks = office.projectTasks;
-  if (pythonTruthy(task_name)) tasks = filterContains(tasks, 'task_name', task_name as PythonValue);
+  if (pythonTruthy(task_name)) tasks = filterContains(tasks, 'task_name', task_name);
   if (pythonTruthy(assigned_to_email)) {
     const wanted = (assigned_to_email as string).toLowerCase();
     const column = tasks.columnIndex('assigned_to_email');
     tasks = tasks.filter((row) => typeof row[column] === 'string' && (row[column] as string).toLowerCase() === wanted);
   }
-  if (pythonTruthy(list_name)) tasks = filterContains(tasks, 'list_name', list_name as PythonValue);
-  if (pythonTruthy(due_date)) tasks = filterContains(tasks, 'due_date', due_date as PythonValue);
-  if (pythonTruthy(board)) tasks = filterContains(tasks, 'board', board as PythonValue);
+  if (pythonTruthy(list_name)) tasks = filterContains(tasks, 'list_name', list_name);
+  if (pythonTruthy(due_date)) tasks = filterContains(tasks, 'due_date', due_date);
+  if (pythonTruthy(board)) tasks = filterContains(tasks, 'board', board);
   return tasks.records();
 }
 
 export const projectManagementTools: OfficeTool[] = [
-  {
+  officeTool({
     name: 'project_management_get_task_information_by_id',
     pythonMethod: 'ProjectManagementTool.get_task_information_by_id',
     description: 'Returns the task information for a given ID.',
@@ -60,13 +62,10 @@ export const projectManagementTools: OfficeTool[] = [
     run: ({ task_id, field }, office) => {
       if (!pythonTruthy(task_id)) return 'Task ID not provided.';
       if (!pythonTruthy(field)) return 'Field not provided.';
-      const row = findRow(office.projectTasks, 'task_id', task_id as PythonValue);
-      if (row === undefined) return 'Task not found.';
-      const task = office.projectTasks.record(row);
-      return pythonContains(task, field) ? { [field as string]: task[field as string] as PythonValue } : 'Field not found.';
+      return recordField(office, TASKS, task_id, field, () => 'Field not found.');
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'project_management_search_tasks',
     pythonMethod: 'ProjectManagementTool.search_tasks',
     description: 'Searches for tasks based on the given parameters.',
@@ -79,8 +78,8 @@ export const projectManagementTools: OfficeTool[] = [
     },
     required: [],
     run: (args, office) => searchTasks(office, args),
-  },
-  {
+  }),
+  officeTool({
     name: 'project_management_create_task',
     pythonMethod: 'ProjectManagementTool.create_task',
     description: 'Creates a new task.',
@@ -101,16 +100,16 @@ export const projectManagementTools: OfficeTool[] = [
       const id = zfill(nextId(office.projectTasks, 'task_id'));
       office.projectTasks = office.projectTasks.appendRenumbered({
         task_id: id,
-        task_name: task_name as PythonValue,
+        task_name: task_name,
         assigned_to_email: address,
-        list_name: list_name as PythonValue,
-        due_date: due_date as PythonValue,
-        board: board as PythonValue,
+        list_name: list_name,
+        due_date: due_date,
+        board: board,
       });
       return id;
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'project_management_delete_task',
     pythonMethod: 'ProjectManagementTool.delete_task',
     description: 'Deletes a task by ID.',
@@ -118,12 +117,10 @@ export const projectManagementTools: OfficeTool[] = [
     required: ['task_id'],
     run: ({ task_id }, office) => {
       if (!pythonTruthy(task_id)) return 'Task ID not provided.';
-      if (!columnContains(office.projectTasks, 'task_id', task_id as PythonValue)) return 'Task not found.';
-      office.projectTasks = withoutRows(office.projectTasks, 'task_id', task_id as PythonValue);
-      return 'Task deleted successfully.';
+      return deleteRecord(office, TASKS, task_id);
     },
-  },
-  {
+  }),
+  officeTool({
     name: 'project_management_update_task',
     pythonMethod: 'ProjectManagementTool.update_task',
     description: 'Updates a task by ID.',
@@ -135,15 +132,11 @@ export const projectManagementTools: OfficeTool[] = [
     required: ['task_id', 'field', 'new_value'],
     run: ({ task_id, field, new_value }, office) => {
       if (!pythonTruthy(task_id) || !pythonTruthy(field) || !pythonTruthy(new_value)) return 'Task ID, field, or new value not provided.';
-      const value = field === 'assigned_to_email' ? pythonLower(new_value) : (new_value as PythonValue);
+      const value = field === 'assigned_to_email' ? pythonLower(new_value) : (new_value);
       if (field === 'board' && !pythonContains(BOARDS, value)) return INVALID_BOARD;
       if (field === 'list_name' && !pythonContains(LISTS, value)) return INVALID_LIST;
       if (field === 'assigned_to_email' && !isTeamMember(office, value as string)) return INVALID_ASSIGNEE;
-      if (!columnContains(office.projectTasks, 'task_id', task_id as PythonValue)) return 'Task not found.';
-      const column = field as PythonValue;
-      if (!isColumn(office.projectTasks, column)) return 'Field not valid.';
-      office.projectTasks = office.projectTasks.updateWhere(cellEquals(office.projectTasks, 'task_id', task_id as PythonValue), column, value);
-      return 'Task updated successfully.';
+      return updateRecord(office, TASKS, task_id, field, value, 'Field not valid.');
     },
-  },
+  }),
 ];

@@ -15,15 +15,24 @@ interface ParameterSpec {
 
 export type ToolArguments = Record<string, PythonValue>;
 
-export interface OfficeTool {
+/** The arguments of a tool with parameters `P`, every one present. */
+export type Arguments<P extends string> = Record<P, PythonValue>;
+
+/** A tool whose parameters are named `P`: `run` sees every one of them (defaults filled in by `callOfficeTool`). */
+export interface OfficeTool<P extends string = string> {
   name: string;
   /** `Class.method`, as Python names it in a TypeError. */
   pythonMethod: string;
   description: string;
   /** In upstream's order (the schema's property order and the signature's). */
-  parameters: Record<string, ParameterSpec>;
-  required: readonly string[];
-  run(args: ToolArguments, office: Office): PythonValue;
+  parameters: Record<P, ParameterSpec>;
+  required: readonly NoInfer<P>[];
+  run(args: Record<P, PythonValue>, office: Office): PythonValue;
+}
+
+/** Declares a tool, inferring its parameter names so `run` reads its arguments without casts. */
+export function officeTool<P extends string>(tool: OfficeTool<P>): OfficeTool {
+  return tool;
 }
 
 /** `function(**kwargs)`: fills defaults, rejects unknown keywords as Python does, runs the tool. */
