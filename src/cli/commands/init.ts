@@ -41,7 +41,7 @@ const EXAMPLE_TASKS = [
 const SYSTEM_PROMPT = 'You are a careful assistant. Use the count_letter tool to count letters, then answer with the number.';
 const question = (task: (typeof EXAMPLE_TASKS)[number]) => `How many times does the letter "${task.letter}" appear in "${task.word}"?`;
 
-function appSource(name: string): string {
+export function appSource(name: string): string {
   return `/**
  * ${name}: scaffolded by \`ngym init\`. The model counts how often a letter appears in a word with the
  * \`count_letter\` tool; verify rewards 1.0 when the last number in its final answer is the expected
@@ -80,7 +80,7 @@ export default defineResourcesServer({
 `;
 }
 
-function testSource(name: string): string {
+export function testSource(name: string): string {
   const server = `${name}_resources_server`;
   const agent = `${name}_simple_agent`;
   return `import { readFileSync } from 'node:fs';
