@@ -15,7 +15,7 @@ export interface RecordKind {
 }
 
 /** `{field: record[field]}` when `field in record` (Python's `in`, so an unhashable field raises), else undefined. */
-export function pickField(record: Record<string, PythonValue>, field: PythonValue): Record<string, PythonValue> | undefined {
+function pickField(record: Record<string, PythonValue>, field: PythonValue): Record<string, PythonValue> | undefined {
   if (!pythonContains(record, field) || typeof field !== 'string') return undefined;
   const value = record[field];
   return value === undefined ? undefined : { [field]: value };
