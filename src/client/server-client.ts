@@ -21,6 +21,8 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS_BY_TYPE: Record<ServerType, number>
   responses_api_agents: DEFAULT_REQUEST_TIMEOUT_SECONDS,
   responses_api_models: DEFAULT_REQUEST_TIMEOUT_SECONDS,
   resources_servers: 1_800,
+  // A relay of whole rollouts: as long as the agent's.
+  environment_servers: DEFAULT_REQUEST_TIMEOUT_SECONDS,
 };
 
 /** Callers wait this much longer than the server's own limit, so its 504 (which says why) arrives first. */

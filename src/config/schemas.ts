@@ -4,7 +4,11 @@
  */
 import * as z from 'zod';
 
-export const SERVER_TYPES = ['responses_api_models', 'resources_servers', 'responses_api_agents'] as const;
+/**
+ * `environment_servers` (upstream 0.7.0) front agents for rollout collection: upstream's collector sends each row
+ * to the environment server that names its agent, never to the agent itself.
+ */
+export const SERVER_TYPES = ['responses_api_models', 'resources_servers', 'responses_api_agents', 'environment_servers'] as const;
 export type ServerType = (typeof SERVER_TYPES)[number];
 
 export function isServerType(value: unknown): value is ServerType {

@@ -1,4 +1,5 @@
 export { type AgentDefinition, type AgentRequestContext, type AgentSpec, defineAgent } from './agent-server.ts';
+export { defineEnvironmentServer, type EnvironmentServerDefinition } from './environment-server.ts';
 export { type ConfigShape, RawJson, type RequestContext, type ServerConfigOf, serverConfigSchema } from './base-server.ts';
 export { createHeadServerApp, type ServerInstanceInfo } from './head-server.ts';
 export { createServerApp, readJsonBody, type ServerApp, type ServerEnv, sessionIdOf } from './http-app.ts';

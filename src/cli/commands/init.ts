@@ -191,6 +191,14 @@ ${dataset('train')}${dataset('validation')}      - name: example
         type: example
         jsonl_fpath: resources_servers/${name}/data/example.jsonl
         num_repeats: 1
+# Upstream NeMo Gym's collector (ng_collect_rollouts, NeMo RL) sends rows here; it relays them to the agent.
+${name}_environment_server:
+  environment_servers:
+    legacy_agent:
+      entrypoint: app.ts
+      agent_server:
+        type: responses_api_agents
+        name: ${name}_simple_agent
 `;
 }
 
