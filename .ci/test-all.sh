@@ -26,10 +26,20 @@ suite() {
   [ "$rc" = 0 ] || status=1
 }
 
+# The Python side (upstream NeMo Gym 0.7.0 in .venv) first: the npm suites' upstream-parity tests use it too.
+# A re-run with nothing changed returns at once.
+python_ready=0
+if npm run --silent setup:python; then python_ready=1; else echo "setup:python failed: the Python suites cannot run"; fi
+
 suite vitest npm-test npm test
 suite vitest package npm run test:package
 suite check ng-test-all node bin/ngym.js test-all
 suite check knip npm run knip
+if [ "$python_ready" = 1 ]; then
+  suite pytest python-interop "${NGYM_PYTHON_VENV:-.venv}/bin/python" -m pytest -c python/pytest.ini --rootdir=python python/tests -q
+else
+  suite check python-interop false
+fi
 
 node .ci/summarize.mjs "$out/suites.tsv"
 exit $status
