@@ -39,7 +39,7 @@ echo "setup:python: [2/3] nemo-gym==$nemo_gym_version (no deps; its wheel declar
 "${pip[@]}" install -q --no-deps --ignore-requires-python "nemo-gym==$nemo_gym_version"
 if [ -f "$here/pyproject.toml" ]; then
   echo "setup:python: [3/3] ngym bridge package (python/)"
-  "${pip[@]}" install -q --no-deps --no-build-isolation -e "$here"
+  "${pip[@]}" install -q --no-deps -e "$here"
 else
   echo "setup:python: [3/3] no bridge package yet"
 fi

@@ -1,10 +1,10 @@
 /**
- * The Python run helper published in docs/training/nemo-rl.md (for NeMo RL and VeRL, which start Gym from
- * Python): extracted from the page and driven the way NeMo RL's NemoGym actor drives upstream's RunHelper,
- * with `ngym run` against a scripted vLLM engine. Skipped without python3 and PyYAML.
+ * The Python bridge package (python/ngym_bridge, for NeMo RL and VeRL, which start Gym from Python), driven the
+ * way NeMo RL's NemoGym actor drives upstream's RunHelper, with `ngym run` against a scripted vLLM engine:
+ * token ids and the multi-turn prefix rule end to end. Skipped without python3 and PyYAML.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,14 +22,6 @@ function pythonWithYaml(): boolean {
   }
 }
 
-/** The ```python block of the page that starts with `# ngym_run_helper.py`. */
-function runHelperSource(): string {
-  const page = readFileSync(join(PACKAGE_ROOT, 'docs', 'training', 'nemo-rl.md'), 'utf8');
-  const block = /```python\n(# ngym_run_helper\.py\n[\s\S]*?)```/.exec(page)?.[1];
-  if (block === undefined) throw new Error('docs/training/nemo-rl.md has no `# ngym_run_helper.py` block');
-  return block;
-}
-
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -42,7 +34,7 @@ async function freePort(): Promise<number> {
 const DRIVER = `
 import json, sys, urllib.request, yaml
 from pathlib import Path
-from ngym_run_helper import GlobalConfigDictParserConfig, RunHelper
+from ngym_bridge import GlobalConfigDictParserConfig, RunHelper
 
 base_url, port = sys.argv[1], int(sys.argv[2])
 initial = {
@@ -89,23 +81,22 @@ function weather(call: VllmChatCall) {
     : { reasoning: 'Check the weather first.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] };
 }
 
-describe.skipIf(!pythonWithYaml())('docs/training/nemo-rl.md run helper', () => {
+describe.skipIf(!pythonWithYaml())('ngym_bridge.RunHelper (python/)', () => {
   it('starts ngym with a NeMo RL style config, serves /run with token ids, and shuts down', { timeout: 180_000 }, async () => {
     const engine = await startVllmBackend({ reply: weather });
     const directory = mkdtempSync(join(tmpdir(), 'ngym-run-helper-'));
-    writeFileSync(join(directory, 'ngym_run_helper.py'), runHelperSource());
     writeFileSync(join(directory, 'driver.py'), DRIVER);
     try {
       const child = spawn('python3', ['driver.py', engine.baseUrl, String(await freePort())], {
         cwd: directory,
-        env: { ...process.env, NGYM_COMMAND: `${process.execPath} ${join(PACKAGE_ROOT, 'bin', 'ngym.js')}`, PYTHONPATH: directory },
+        env: { ...process.env, NGYM_COMMAND: `${process.execPath} ${join(PACKAGE_ROOT, 'bin', 'ngym.js')}`, PYTHONPATH: [join(PACKAGE_ROOT, 'python'), directory].join(':') },
       });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       expect(code, output).toBe(0);
-      expect(output).toContain('[ngym] All 3 / 3 servers ready');
+      expect(output).toContain('[ngym] All 4 / 4 servers ready');
       const line = output.split('\n').find((text) => text.startsWith('RESULT '));
       expect(line, output).toBeDefined();
       const result = JSON.parse((line as string).slice('RESULT '.length));
@@ -120,6 +111,6 @@ describe.skipIf(!pythonWithYaml())('docs/training/nemo-rl.md run helper', () => 
   });
 });
 
-describe.skipIf(pythonWithYaml())('docs/training/nemo-rl.md run helper', () => {
+describe.skipIf(pythonWithYaml())('ngym_bridge.RunHelper (python/)', () => {
   it.skip('needs python3 with PyYAML; skipping', () => {});
 });
