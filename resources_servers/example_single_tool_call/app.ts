@@ -1,6 +1,7 @@
 /**
- * example_single_tool_call: the smallest environment. One tool, `get_weather`, and a verify that always
- * rewards 1.0; it checks that a model can call a tool and that the loop works end to end.
+ * example_single_tool_call: the smallest environment. One tool, `get_weather`; verify rewards 1.0 when the
+ * response calls it and 0.0 otherwise (NeMo Gym 0.7.0's rule; v0.1.1 rewarded every rollout 1.0). It checks
+ * that a model can call a tool and that the loop works end to end.
  */
 import { defineResourcesServer } from 'ngym';
 import * as z from 'zod';
@@ -14,5 +15,5 @@ export default defineResourcesServer({
       handler: ({ city }) => ({ city, weather_description: `The weather in ${city} is cold.` }),
     },
   },
-  verify: () => ({ reward: 1.0 }),
+  verify: (request) => ({ reward: request.response.output.some((item) => item.type === 'function_call' && item.name === 'get_weather') ? 1.0 : 0.0 }),
 });

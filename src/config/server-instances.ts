@@ -22,6 +22,8 @@ export const RESERVED_TOP_LEVEL_KEYS = new Set([
   'head_server_deps',
   'python_version',
   'use_absolute_ip',
+  'python_executable',
+  'python_server_roots',
 ]);
 
 export interface ServerInstance {

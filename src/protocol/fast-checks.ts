@@ -107,6 +107,13 @@ function stringRecord(value: Value): boolean {
 // A Map, not an object: a key such as `toString` or `__proto__` must not find an inherited function.
 const CREATE_PARAM_CHECKS = new Map<string, (value: Value) => boolean>(Object.entries({
   background: optionalBoolean,
+  context_management: (value) => nullish(value) || (Array.isArray(value) && value.every(isObject)),
+  conversation: (value) => nullish(value) || isString(value) || (isObject(value) && isString(value.id)),
+  moderation: optionalObject,
+  prompt_cache_key: optionalString,
+  prompt_cache_retention: (value) => nullish(value) || value === 'in_memory' || value === '24h',
+  safety_identifier: optionalString,
+  stream_options: optionalObject,
   include: (value) => nullish(value) || (Array.isArray(value) && value.every(isString)),
   input: (value) => isString(value) || items(value),
   instructions: optionalString,

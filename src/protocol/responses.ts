@@ -144,6 +144,14 @@ export type ToolParam = z.infer<typeof ToolParam>;
 /** `NeMoGymResponseCreateParamsNonStreaming`: unknown top-level keys are rejected, `seed` included. */
 export const ResponseCreateParams = z.strictObject({
   background: nullish(z.boolean()),
+  // Newer OpenAI fields, which upstream 0.7.0's agents send (as null) on every model call.
+  context_management: nullish(z.array(z.looseObject({}))),
+  conversation: nullish(z.union([z.string(), z.looseObject({ id: z.string() })])),
+  moderation: nullish(z.looseObject({})),
+  prompt_cache_key: nullish(z.string()),
+  prompt_cache_retention: nullish(z.enum(['in_memory', '24h'])),
+  safety_identifier: nullish(z.string()),
+  stream_options: nullish(z.looseObject({})),
   include: nullish(z.array(z.string())),
   input: z.union([z.string(), z.array(ResponseItem)]),
   instructions: nullish(z.string()),

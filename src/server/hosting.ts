@@ -3,6 +3,7 @@
  * child process that `ngym run` launches and by the in-process test harness, so both behave the same.
  */
 import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { ServerClient } from '../client/server-client.ts';
@@ -19,21 +20,45 @@ import { type BuiltServer, isServerDefinition, type ServerDefinition } from './s
 export interface ServerLocation {
   directory: string;
   entrypoint: string;
-  /** A Python entrypoint (`app.py`) runs under python3; everything else is a TypeScript/JavaScript module. */
+  /** A Python entrypoint (`app.py`) runs under Python; everything else is a TypeScript/JavaScript module. */
   language: 'typescript' | 'python';
+  /** The interpreter of a Python server: its folder's `.venv`, else `python_executable`, else python3. */
+  python?: string;
+}
+
+/**
+ * Folders holding NeMo Gym servers written in Python (`<root>/<serverType>/<impl>/app.py`), searched after the
+ * project: `python_server_roots`, e.g. the site-packages of a venv with nemo-gym installed, whose wheel ships
+ * upstream's servers. Relative paths are relative to the working directory.
+ */
+function pythonServerRoots(globalConfig: GlobalConfig): string[] {
+  const value = globalConfig.resolvedValue(['python_server_roots']);
+  const roots = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+  return roots.filter((root): root is string => typeof root === 'string').map((root) => resolve(root));
+}
+
+function pythonOf(globalConfig: GlobalConfig, directory: string): string {
+  const own = join(directory, '.venv', 'bin', 'python');
+  if (existsSync(own)) return own;
+  const configured = globalConfig.resolvedValue(['python_executable']);
+  if (typeof configured === 'string' && configured !== '') return configured.includes('/') ? resolve(configured) : configured;
+  return 'python3';
 }
 
 export function locateServer(globalConfig: GlobalConfig, instance: ServerInstance): ServerLocation {
-  const directory = findServerDirectory(instance, globalConfig.searchRoots);
+  const roots = [...globalConfig.searchRoots, ...pythonServerRoots(globalConfig)];
+  const entrypointName = String(instance.config.entrypoint);
+  // The first folder of that name holding the entrypoint: ngym's environment (app.ts) and upstream's (app.py) share names.
+  const holding = roots.map((root) => findServerDirectory(instance, [root])).find((found) => found !== undefined && existsSync(join(found, entrypointName)));
+  const directory = holding ?? findServerDirectory(instance, roots);
   const path = configPathOf(instance);
   if (directory === undefined) {
     throw new ConfigError(
       'NGYM_CONFIG_INVALID',
-      `Server '${instance.name}' uses implementation ${instance.serverType}/${instance.impl}, but no such folder exists in ${globalConfig.searchRoots.join(' or ')} (${globalConfig.sources.describe(path)}).`,
+      `Server '${instance.name}' uses implementation ${instance.serverType}/${instance.impl}, but no such folder exists in ${roots.join(' or ')} (${globalConfig.sources.describe(path)}).`,
       { key: path.join('.'), source: globalConfig.sources.sourceOf(path) },
     );
   }
-  const entrypointName = String(instance.config.entrypoint);
   const entrypoint = `${directory}/${entrypointName}`;
   if (!existsSync(entrypoint)) {
     throw new ConfigError(
@@ -42,7 +67,8 @@ export function locateServer(globalConfig: GlobalConfig, instance: ServerInstanc
       { key: [...path, 'entrypoint'].join('.'), source: globalConfig.sources.sourceOf(path) },
     );
   }
-  return { directory, entrypoint, language: entrypointName.endsWith('.py') ? 'python' : 'typescript' };
+  if (entrypointName.endsWith('.py')) return { directory, entrypoint, language: 'python', python: pythonOf(globalConfig, directory) };
+  return { directory, entrypoint, language: 'typescript' };
 }
 
 export async function loadServerDefinition(entrypoint: string): Promise<ServerDefinition> {

@@ -7,9 +7,8 @@
  * that dies is reported with its output; stopping sends SIGTERM, then SIGKILL after a grace period.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sharedHttpClient } from '../client/http-client.ts';
 import { CONFIG_DICT_ENV, CONFIG_PATH_ENV, type GlobalConfig, formatHost } from '../config/global-config.ts';
@@ -305,10 +304,11 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
     globalConfig.dict.disallowed_ports = [head.port, ...globalConfig.servers.map((instance) => Number(instance.config.port))];
 
     const yaml = dumpYaml(globalConfig.dict);
+    const pythonYaml = dumpYaml(upstreamChildConfig(globalConfig.dict));
     for (const instance of globalConfig.servers) {
       const location = locations.get(instance.name) as ServerLocation;
       const handle = handles.get(instance.name);
-      const child = spawnChild(instance, location, yaml, globalConfig.searchRoots, handle !== undefined);
+      const child = spawnChild(instance, location, location.language === 'python' ? pythonYaml : yaml, globalConfig.searchRoots, handle !== undefined);
       const host = String(instance.config.host);
       const port = Number(instance.config.port);
       const record: Child = {
@@ -352,6 +352,19 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
   }
 }
 
+/**
+ * The global config as upstream NeMo Gym's parent process hands it to its Python servers: they read keys the
+ * parent fills in (`dry_run`, the artifact folders) without defaults of their own.
+ */
+function upstreamChildConfig(dict: ConfigDict): ConfigDict {
+  return {
+    dry_run: false,
+    results_dir: resolve('results'),
+    cache_dir: resolve('cache'),
+    ...dict,
+  };
+}
+
 function spawnChild(
   instance: ServerInstance,
   location: ServerLocation,
@@ -366,9 +379,8 @@ function spawnChild(
     [SEARCH_ROOTS_ENV]: JSON.stringify(searchRoots),
   };
   if (location.language === 'python') {
-    const venvPython = join(location.directory, '.venv', 'bin', 'python');
     env.PYTHONPATH = [location.directory, process.env.PYTHONPATH].filter(Boolean).join(':');
-    const python = withRaisedFileLimit(existsSync(venvPython) ? venvPython : 'python3', [location.entrypoint]);
+    const python = withRaisedFileLimit(location.python ?? 'python3', [location.entrypoint]);
     return spawn(python.command, python.args, {
       cwd: location.directory,
       env,
