@@ -156,7 +156,7 @@ try {
     );
     const result = run(process.execPath, ['own-environment.mjs'], { cwd: consumer });
     expect(result.code, result.output).toBe(0);
-    expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!)).toEqual({ servers: ['my_env_resources_server', 'my_env_simple_agent', 'policy_model'], wrongType: 'dict_type' });
+    expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!)).toEqual({ servers: ['my_env_environment_server', 'my_env_resources_server', 'my_env_simple_agent', 'policy_model'], wrongType: 'dict_type' });
   });
 
   it('runs `npx ngym demo` from the installed package', () => {
