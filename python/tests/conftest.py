@@ -16,8 +16,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[2]
 NGYM = [shutil.which("node") or "node", str(REPO / "bin" / "ngym.js")]
 START_TIMEOUT_S = 120
@@ -91,9 +89,11 @@ def ngym_cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run([*NGYM, *args], cwd=REPO, capture_output=True, text=True, timeout=timeout)
 
 
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    return tmp_path
+def agent_of(config: dict) -> str:
+    """The one agent instance of an environment config."""
+    agents = [name for name, entry in config.items() if isinstance(entry, dict) and "responses_api_agents" in entry]
+    assert len(agents) == 1, f"the config has agents {agents}"
+    return agents[0]
 
 
 def bubblewrap_usable() -> bool:

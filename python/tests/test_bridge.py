@@ -6,6 +6,7 @@ server, `shutdown`. The model is replay_model over the environment's recorded ex
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from pathlib import Path
 
@@ -26,6 +27,10 @@ def free_port() -> int:
 @pytest.fixture(autouse=True)
 def ngym_command(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NGYM_COMMAND", " ".join(NGYM))
+
+
+def json_key(row: dict) -> str:
+    return json.dumps(row["responses_create_params"]["input"], sort_keys=True)
 
 
 def nemo_rl_config(port: int) -> dict:
@@ -83,12 +88,6 @@ def test_nemo_rl_sequence_collects_the_recorded_rewards(tmp_path: Path) -> None:
     # shutdown stopped every server: the head server no longer answers.
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=2).close()
-
-
-def json_key(row: dict) -> str:
-    import json
-
-    return json.dumps(row["responses_create_params"]["input"], sort_keys=True)
 
 
 def test_start_fails_with_ngyms_own_error_when_the_config_is_wrong(tmp_path: Path) -> None:

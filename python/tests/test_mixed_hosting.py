@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, ngym_cli, ngym_run, read_jsonl
+from conftest import REPO, agent_of, ngym_cli, ngym_run, read_jsonl
 
 SITE_PACKAGES = Path(next(path for path in sys.path if path.endswith("site-packages")))
 PYTHON_KEYS = {"python_executable": sys.executable, "python_server_roots": [str(SITE_PACKAGES)]}
@@ -23,7 +23,7 @@ PYTHON_KEYS = {"python_executable": sys.executable, "python_server_roots": [str(
 def mixed_config(env: str, config_name: str, python_type: str, tmp_path: Path) -> tuple[Path, str]:
     """The environment's own config with the servers of `python_type` switched to upstream's app.py."""
     config = yaml.safe_load((REPO / "resources_servers" / env / "configs" / f"{config_name}.yaml").read_text())
-    agent = next(name for name, entry in config.items() if isinstance(entry, dict) and "responses_api_agents" in entry)
+    agent = agent_of(config)
     for entry in config.values():
         if isinstance(entry, dict) and python_type in entry:
             for inner in entry[python_type].values():

@@ -15,14 +15,15 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import REPO, bubblewrap_usable, ngym_cli, ngym_run, read_jsonl
+from conftest import REPO, agent_of, bubblewrap_usable, ngym_cli, ngym_run, read_jsonl
 
-UPSTREAM_BIN = Path(__import__("sys").executable).parent
+UPSTREAM_BIN = Path(sys.executable).parent
 
 # (environment folder, config file); the agent is the config's agent instance.
 ENVIRONMENTS = [
@@ -47,13 +48,6 @@ JUDGED = {"math_with_judge", "equivalence_llm_judge"}
 
 # Fields a collector adds about the collection itself, not about the rollout.
 COLLECTION_FIELDS = {"agent_ref", "response"}
-
-
-def agent_of(config: Path) -> str:
-    data = yaml.safe_load(config.read_text())
-    agents = [name for name, entry in data.items() if isinstance(entry, dict) and "responses_api_agents" in entry]
-    assert len(agents) == 1, f"{config} has agents {agents}"
-    return agents[0]
 
 
 # Wall-clock measurements verify reports (code_gen): they differ between any two runs.
@@ -138,7 +132,7 @@ def test_upstream_collectors_score_like_ngym_collect(kind: str, env: str, config
         pytest.skip(f"{env} runs code in the bubblewrap sandbox, which cannot make namespaces here")
     folder = REPO / kind / env
     config = folder / "configs" / f"{config_name}.yaml"
-    agent = agent_of(config)
+    agent = agent_of(yaml.safe_load(config.read_text()))
     examples = folder / "data" / "example.jsonl"
     recordings = folder / "data" / "example_rollouts.jsonl"
     inputs = read_jsonl(examples)

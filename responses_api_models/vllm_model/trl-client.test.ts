@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from 'ngym';
-import { SHARED_DIR, startGymProcess, startVllmBackend, type VllmChatCall } from 'ngym/testing';
+import { SHARED_DIR, startGymProcess, startVllmBackend, TOY_EOS, type VllmChatCall } from 'ngym/testing';
 
 const CLIENT_DIR = join(SHARED_DIR, 'fixtures', 'clients', 'trl_nemo_gym');
 const PYTHON = join(PACKAGE_ROOT, process.env.NGYM_PYTHON_VENV ?? '.venv', 'bin', 'python');
@@ -129,7 +129,8 @@ describe.skipIf(reason !== undefined)("TRL 0.28's NeMo Gym example as the client
         expect(out.logprobs[index]).toHaveLength(completion.length);
         // Model tokens are trained on (mask 1, real logprobs); tool results between turns are not (mask 0).
         expect(mask.filter((bit) => bit === 0).length).toBeGreaterThan(0);
-        expect(completion.filter((_, position) => mask[position] === 1).every((id) => id !== undefined)).toBe(true);
+        // The trained tokens are the three generations, each ending with the engine's end-of-turn token.
+        expect(completion.filter((id, position) => mask[position] === 1 && id === TOY_EOS)).toHaveLength(3);
         expect(out.logprobs[index].some((value: number, position: number) => mask[position] === 1 && value !== 0)).toBe(true);
       }
       // Rewards are the environments' own verify results, one per rollout.

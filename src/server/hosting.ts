@@ -49,8 +49,8 @@ export function locateServer(globalConfig: GlobalConfig, instance: ServerInstanc
   const roots = [...globalConfig.searchRoots, ...pythonServerRoots(globalConfig)];
   const entrypointName = String(instance.config.entrypoint);
   // The first folder of that name holding the entrypoint: ngym's environment (app.ts) and upstream's (app.py) share names.
-  const holding = roots.map((root) => findServerDirectory(instance, [root])).find((found) => found !== undefined && existsSync(join(found, entrypointName)));
-  const directory = holding ?? findServerDirectory(instance, roots);
+  const candidates = roots.map((root) => findServerDirectory(instance, [root])).filter((found) => found !== undefined);
+  const directory = candidates.find((found) => existsSync(join(found, entrypointName))) ?? candidates[0];
   const path = configPathOf(instance);
   if (directory === undefined) {
     throw new ConfigError(
@@ -112,7 +112,6 @@ export function validatedServerConfig(globalConfig: GlobalConfig, instance: Serv
   }
   return (result as { data: Record<string, unknown> }).data;
 }
-
 
 /**
  * Keys any server entry may hold besides its definition's own: where it runs and upstream's descriptive keys
