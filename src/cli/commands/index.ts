@@ -1,5 +1,6 @@
 /** Every `ngym` subcommand, in the order `ngym --help` lists them. Add new commands here. */
 import type { CliCommand } from '../command.ts';
+import { clientCommand } from './client.ts';
 import { collectCommand } from './collect.ts';
 import { demoCommand } from './demo.ts';
 import { dumpConfigCommand } from './dump-config.ts';
@@ -15,6 +16,7 @@ export const COMMANDS: CliCommand[] = [
   demoCommand,
   runCommand,
   collectCommand,
+  clientCommand,
   initCommand,
   testCommand,
   testAllCommand,
