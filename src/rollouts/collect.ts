@@ -16,14 +16,14 @@
  * const summary = await collection.done();
  */
 import { createReadStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createHash, randomUUID } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServerClient } from '../client/server-client.ts';
-import { isDict } from '../config/tree.ts';
 import { describeError, NgymError } from '../errors.ts';
 import { AsyncQueue } from '../util/async-queue.ts';
 import { Semaphore } from '../util/semaphore.ts';
-import { type FailureClass, failureFromError, failureFromResponse, type RolloutFailure } from './failures.ts';
+import type { FailureClass, RolloutFailure } from './failures.ts';
 import {
   checkResumable,
   CompletedRollouts,
@@ -38,7 +38,8 @@ import {
   sortOutputFile,
 } from './output-files.ts';
 import { type ProgressReporter, SilentReporter } from './progress.ts';
-import { StallError, type StallPolicy, StallWatch } from './stall-watch.ts';
+import { attemptRollout, type RolloutRequest } from './run-attempt.ts';
+import { type StallPolicy, StallWatch } from './stall-watch.ts';
 import { MetricsAccumulator, type RolloutMetrics } from './rollout-metrics.ts';
 import { type InvalidInput, readTasks, type Task } from './task-source.ts';
 
@@ -86,11 +87,26 @@ export interface CollectOptions {
   onStall?: StallPolicy;
   /** Messages about the run while it goes on (stalls); default: standard error. */
   warn?: (message: string) => void;
+  /**
+   * Runs the rollouts elsewhere (workers on a BullMQ queue, src/rollouts/queue/) instead of POSTing them from
+   * here; rows, metrics, failure records, resume and ordering stay this collector's. Retries and stalled
+   * attempts are then the executor's (`maxRetries`, `retryDelayMs` and `rolloutTimeoutMs` are passed to it;
+   * the stall watch is off). Without `client`/`headServer`, agent names are not checked and
+   * `/aggregate_metrics` is not asked.
+   */
+  executor?: RolloutExecutor;
+}
+
+export interface RolloutExecutor {
+  /** Once the output is open: `runId` names the run, the same when it is resumed, new when it starts over. */
+  start(runId: string, resumed: boolean): Promise<void>;
+  run(request: RolloutRequest, task: Task): Promise<{ outcome: RolloutOutcome; line?: string }>;
+  close(): Promise<void>;
 }
 
 export const DEFAULT_STALL_TIMEOUT_SECONDS = 600;
 
-interface RolloutRef {
+export interface RolloutRef {
   taskIndex: number;
   rolloutIndex: number;
   agent: string;
@@ -126,16 +142,6 @@ const MAX_REPORTED_INVALID = 1000;
 function backoff(baseMs: number, attempt: number): number {
   const delay = Math.min(30_000, baseMs * 2 ** attempt);
   return delay / 2 + Math.random() * (delay / 2);
-}
-
-/** The rows of a stamped result written as-is when the server already echoed our stamps (no re-serialization). */
-function outputLine(result: Row, text: string, task: Task, rolloutIndex: number): string {
-  const echoed = result._ng_task_index === task.taskIndex && result._ng_rollout_index === rolloutIndex && isDict(result.agent_ref);
-  if (echoed && !text.includes('\n')) return text;
-  if (result._ng_task_index !== task.taskIndex) result._ng_task_index = task.taskIndex;
-  if (result._ng_rollout_index !== rolloutIndex) result._ng_rollout_index = rolloutIndex;
-  if (!isDict(result.agent_ref)) result.agent_ref = { name: task.agent };
-  return JSON.stringify(result);
 }
 
 export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
@@ -184,7 +190,8 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const numRepeats = options.numRepeats ?? 1;
     if (!Number.isInteger(numRepeats) || numRepeats < 1) throw new NgymError('NGYM_USAGE', `num_repeats must be an integer >= 1, got ${numRepeats}.`);
     const client = options.client ?? (options.headServer ? await ServerClient.fromHeadServer(options.headServer, undefined, options.authToken) : undefined);
-    if (client === undefined) throw new NgymError('NGYM_USAGE', 'collectRollouts needs a client or headServer.');
+    const executor = options.executor;
+    if (client === undefined && executor === undefined) throw new NgymError('NGYM_USAGE', 'collectRollouts needs a client, headServer or executor.');
     const paths = options.outputPath === undefined ? undefined : outputPathsFor(options.outputPath);
     const progress = options.progress ?? new SilentReporter();
 
@@ -206,7 +213,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const policy = options.onStall ?? 'stop';
     const warn = options.warn ?? ((message: string) => process.stderr.write(`\n${message}\n`));
     this.stallWatch =
-      stallTimeoutMs === null
+      stallTimeoutMs === null || executor !== undefined
         ? undefined
         : new StallWatch(stallTimeoutMs, (stall, abortAll) => {
             const action =
@@ -286,6 +293,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
 
     // Counting the lines of a large input takes a while: it runs alongside, and the total appears when known.
     progress.start(undefined);
+    await executor?.start(files?.runId ?? randomUUID(), files?.resumed ?? false);
     if (typeof options.input === 'string') {
       void estimateRollouts(options.input, options.limit ?? null, numRepeats).then(
         (total) => total !== undefined && progress.setTotal(total),
@@ -307,7 +315,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
       for await (const task of tasks) {
         for (const key of Object.keys(task.row)) inputFields.add(key);
         try {
-          client.url(task.agent);
+          client?.url(task.agent);
         } catch (error) {
           invalidCount++;
           if (invalidInputs.length < MAX_REPORTED_INVALID) invalidInputs.push({ line: task.line, reason: describeError(error) });
@@ -331,7 +339,11 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
             continue;
           }
           ordered?.launch(rolloutKey(task.taskIndex, rolloutIndex));
-          const running = this.runRollout(client, task, rolloutIndex).then((result) => {
+          const running = (
+            executor === undefined
+              ? this.runRollout(client as ServerClient, task, rolloutIndex)
+              : executor.run({ agent: task.agent, taskIndex: task.taskIndex, rolloutIndex, body: requestBody(task, rolloutIndex) }, task)
+          ).then((result) => {
             semaphore?.release();
             try {
               finish(task, rolloutIndex, result.outcome, result.line);
@@ -346,6 +358,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
       await Promise.all(inFlight);
     } finally {
       this.stallWatch?.stop();
+      await executor?.close();
       await files?.output.close().catch(writeFailed);
       await files?.failures.close().catch(writeFailed);
       progress.stop();
@@ -363,7 +376,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const aggregateMetrics: Record<string, unknown> = {};
     if (paths !== undefined && files !== undefined) {
       if (options.ordered && (files.resumed || ordered?.outOfOrder)) await sortOutputFile(paths.output);
-      Object.assign(aggregateMetrics, await requestAggregateMetrics(client, paths.output, Object.keys(totals.agents).filter((agent) => !stalledAgents.has(agent))));
+      if (client !== undefined) Object.assign(aggregateMetrics, await requestAggregateMetrics(client, paths.output, Object.keys(totals.agents).filter((agent) => !stalledAgents.has(agent))));
       writeFileSync(
         paths.metrics,
         `${JSON.stringify({ ...totals, failures: summary.failed, failures_by_class: summary.failuresByClass, invalid_input_lines: invalidCount, aggregate_metrics: aggregateMetrics }, null, 2)}\n`,
@@ -392,36 +405,18 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
   private async runRollout(client: ServerClient, task: Task, rolloutIndex: number): Promise<{ outcome: RolloutOutcome; line?: string }> {
     const options = this.options;
     const body = requestBody(task, rolloutIndex);
-    const url = client.url(task.agent, '/run');
     const timeoutMs = options.rolloutTimeoutMs === undefined ? client.defaultTimeoutMs : options.rolloutTimeoutMs;
     const maxRetries = options.maxRetries ?? 3;
     const started = performance.now();
     const reference = () => ({ taskIndex: task.taskIndex, rolloutIndex, agent: task.agent, durationMs: performance.now() - started });
+    const request = { agent: task.agent, taskIndex: task.taskIndex, rolloutIndex, body };
     for (let attempt = 0; ; attempt++) {
-      let failure: RolloutFailure;
       const controller = new AbortController();
       const end = this.stallWatch?.begin(task.agent, (reason) => controller.abort(reason));
-      let finished = false;
-      try {
-        const response = await client.post(task.agent, '/run', body, { timeoutMs, signal: controller.signal });
-        finished = true;
-        if (response.ok) {
-          const result = parseResult(response.text);
-          if (typeof result === 'string') {
-            failure = { failureClass: 'invalid_result', message: `${url}: ${result}`, retryable: false };
-          } else {
-            const line = outputLine(result, response.text, task, rolloutIndex);
-            return { outcome: { ...reference(), status: 'completed', result, attempts: attempt + 1 }, line };
-          }
-        } else {
-          failure = failureFromResponse(response);
-        }
-      } catch (error) {
-        const reason: unknown = controller.signal.reason;
-        failure = reason instanceof StallError ? { failureClass: 'stalled', message: `${url}: ${reason.message}`, retryable: false } : failureFromError(error);
-      } finally {
-        end?.(finished);
-      }
+      const attempted = await attemptRollout(client, request, { timeoutMs, signal: controller.signal });
+      end?.(attempted.ok || attempted.answered);
+      if (attempted.ok) return { outcome: { ...reference(), status: 'completed', result: attempted.result, attempts: attempt + 1 }, line: attempted.line };
+      const failure = attempted.failure;
       if (!failure.retryable || attempt >= maxRetries || this.stopping) {
         return { outcome: { ...reference(), status: 'failed', failure, attempts: attempt + 1 } };
       }
@@ -456,8 +451,11 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     }
     const resumed = options.resume === true && exists;
     mkdirSync(dirname(paths.output), { recursive: true });
+    let startedAt = manifest.started_at;
     if (resumed && existsSync(paths.manifest)) {
-      checkResumable(JSON.parse(readFileSync(paths.manifest, 'utf8')) as RunManifest, manifest, paths.manifest);
+      const previous = JSON.parse(readFileSync(paths.manifest, 'utf8')) as RunManifest;
+      checkResumable(previous, manifest, paths.manifest);
+      startedAt = previous.started_at;
     } else {
       writeFileSync(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
     }
@@ -465,7 +463,9 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const done = resumed ? await readCompletedRollouts(paths.output, (row) => metrics.add(row)) : new CompletedRollouts();
     // Failures of an earlier attempt are retried now, so the failures file lists only what still fails.
     const failures = await JsonlAppender.open(paths.failures, { truncate: true, lazy: true });
-    return { output, failures, done, resumed };
+    // The output file and the start of the run it holds: what a distributed run names its jobs by.
+    const runId = createHash('sha256').update(`${resolve(paths.output)}\n${startedAt}`).digest('hex').slice(0, 16);
+    return { output, failures, done, resumed, runId };
   }
 }
 
@@ -480,18 +480,6 @@ function requestBody(task: Task, rolloutIndex: number): string {
     return Object.keys(task.row).length === 0 ? `{${stamps}}` : `${text.slice(0, -1)},${stamps}}`;
   }
   return JSON.stringify({ ...task.row, _ng_task_index: task.taskIndex, _ng_rollout_index: rolloutIndex });
-}
-
-function parseResult(text: string): Row | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return `the response is not JSON: ${text.slice(0, 200)}`;
-  }
-  if (!isDict(value)) return `the response is not a JSON object: ${text.slice(0, 200)}`;
-  if (typeof value.reward !== 'number' || !Number.isFinite(value.reward)) return `the response has no numeric reward: ${text.slice(0, 200)}`;
-  return value as Row;
 }
 
 /** Rough total for the progress bar: input lines times repeats (before limits on duplicates). */
