@@ -22,7 +22,7 @@ function partRepr(part: ContentPart): string {
 }
 
 /** Python's `str()` of the last item's content when it is an assistant message, else `"None"`. */
-export function lastAssistantContentString(output: readonly ResponseItem[]): string {
+function lastAssistantContentString(output: readonly ResponseItem[]): string {
   const last = output.at(-1);
   if (!isMessage(last) || last.role !== 'assistant') return 'None';
   // An input-style message may carry its content as a string: `str()` of a string is the string.

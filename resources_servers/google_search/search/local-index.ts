@@ -48,7 +48,7 @@ function hostOf(url: string): string {
 }
 
 /** Reads and checks the corpus; a bad line is an error naming the file, the line and the field. */
-export function readCorpus(path: string, maxHtmlCharacters: number): IndexedPage[] {
+function readCorpus(path: string, maxHtmlCharacters: number): IndexedPage[] {
   let content: string;
   try {
     content = readFileSync(path, 'utf8');

@@ -14,31 +14,22 @@ const KEPT_CHARACTERS = 5_000;
 const SKIPPED = ['nav', 'header', 'footer', 'aside', 'script', 'style', 'noscript', 'form', 'svg', 'iframe', 'img', 'button'];
 const PLAIN_HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } }));
 
-/** A compiled converter per HTML size limit (compiling once saves the option parsing per page). */
-const converters = new Map<number, (html: string) => string>();
+// Compiled once: html-to-text parses its options on every call otherwise.
+const convert = compile({
+  wordwrap: false,
+  // The caller cuts the HTML to its own limit (html-to-text's would log a warning per page).
+  limits: { maxInputLength: Number.MAX_SAFE_INTEGER },
+  selectors: [
+    ...SKIPPED.map((selector) => ({ selector, format: 'skip' })),
+    ...PLAIN_HEADINGS,
+    { selector: 'a', options: { ignoreHref: true } },
+    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+  ],
+});
 
-function converter(maxHtmlCharacters: number): (html: string) => string {
-  let convert = converters.get(maxHtmlCharacters);
-  if (convert === undefined) {
-    convert = compile({
-      wordwrap: false,
-      // Past this many characters of HTML the rest is ignored: a huge page costs bounded time and memory.
-      limits: { maxInputLength: maxHtmlCharacters, ellipsis: '...' },
-      selectors: [
-        ...SKIPPED.map((selector) => ({ selector, format: 'skip' })),
-        ...PLAIN_HEADINGS,
-        { selector: 'a', options: { ignoreHref: true } },
-        { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
-      ],
-    });
-    converters.set(maxHtmlCharacters, convert);
-  }
-  return convert;
-}
-
-/** The readable text of an HTML page, its first `maxHtmlCharacters` characters read. */
+/** The readable text of an HTML page, of which only the first `maxHtmlCharacters` characters are read (bounded time and memory). */
 export function htmlToPageText(html: string, maxHtmlCharacters: number): string {
-  return converter(maxHtmlCharacters)(html).trim();
+  return convert(html.length > maxHtmlCharacters ? html.slice(0, maxHtmlCharacters) : html).trim();
 }
 
 /** Upstream's cut: more than 10,000 words keeps the first and last 5,000 characters around "...". */
