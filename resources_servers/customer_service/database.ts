@@ -2,15 +2,15 @@
  * The shop's database: a few customers and their orders. Every rollout gets its own copy (seed_session), the
  * tools change it, and verify compares the copy's final orders with the task's expected changes.
  */
-export type OrderStatus = 'processing' | 'shipped' | 'delivered' | 'cancelled' | 'refunded';
+type OrderStatus = 'processing' | 'shipped' | 'delivered' | 'cancelled' | 'refunded';
 
-export interface Customer {
+interface Customer {
   customer_id: string;
   name: string;
   email: string;
 }
 
-export interface Order {
+interface Order {
   order_id: string;
   customer_id: string;
   status: OrderStatus;

@@ -83,7 +83,7 @@ export function userMessage(text: string): ResponseItem {
 }
 
 /** The conversation from the user's side: who says what is swapped, only message texts are kept. */
-export function userView(conversation: readonly ResponseItem[]): ResponseItem[] {
+function userView(conversation: readonly ResponseItem[]): ResponseItem[] {
   const view: ResponseItem[] = [];
   for (const item of conversation) {
     if (!isMessage(item) || (item.role !== 'user' && item.role !== 'assistant')) continue;
