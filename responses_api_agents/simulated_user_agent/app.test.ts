@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineModelServer, ERROR_CODE_HEADER, NgymError, sharedHttpClient } from 'ngym';
-import { assistantMessage, functionCall, type InProcessGym, scriptedModel, startInProcessGym } from 'ngym/testing';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { collectRollouts, defineModelServer, ERROR_CODE_HEADER, NgymError, sharedHttpClient } from 'ngym';
+import { assistantMessage, functionCall, type InProcessGym, readJsonlRows, scriptedModel, startInProcessGym } from 'ngym/testing';
 import { AGENT, episodeConfig, type EpisodeConfigOptions } from './test-helpers.ts';
 
 const http = sharedHttpClient();
@@ -148,6 +151,21 @@ describe('simulated_user_agent', () => {
     expect(result.text).not.toContain('reward');
     expect(result.headers[ERROR_CODE_HEADER]).toBe('NGYM_UPSTREAM_STATUS');
     expect(policy.calls).toHaveLength(2);
+  });
+
+  it('a collection records the episode whose user model fails as a failure, never as a reward', async () => {
+    const user = scriptedModel(({ input }) => {
+      if (input.length > 3) throw new NgymError('NGYM_UPSTREAM_STATUS', 'the user LLM crashed', { status: 500 });
+      return [assistantMessage('tell me more')];
+    });
+    await start({ environment: 'example_session_state_mgmt' }, { policy_model: echoPolicy().definition, user_model: user.definition });
+    const dir = mkdtempSync(join(tmpdir(), 'ngym-simulated-user-'));
+    const rows = [counterRow({ simulated_user: { turns: ['scripted, fine'] } }), counterRow({ simulated_user: { instructions: 'chat' } })];
+    const summary = await collectRollouts({ client: (gym as InProcessGym).client, input: rows, agentName: AGENT, outputPath: join(dir, 'out.jsonl'), maxRetries: 1, retryDelayMs: 1 }).done();
+    expect(summary).toMatchObject({ completed: 1, failed: 1 });
+    expect(readJsonlRows(join(dir, 'out.jsonl')).map((row) => row.episode)).toEqual([{ stop_reason: 'user_stopped', user_turns: 2 }]);
+    expect(existsSync(join(dir, 'out_failures.jsonl'))).toBe(true);
+    expect(readFileSync(join(dir, 'out_failures.jsonl'), 'utf8')).toContain("failed at user turn 3");
   });
 
   it('fails clearly when the user model returns no message', async () => {
