@@ -20,4 +20,6 @@ if (existsSync(source)) {
 }
 const invokedAs = basename(process.argv[1] ?? 'ngym').replace(/\.js$/, '');
 const args = process.argv.slice(2);
-process.exitCode = invokedAs.startsWith('ng_') ? await cli.mainForAlias(invokedAs, args) : await cli.main(args);
+// `gym` and `ng` are upstream 0.7.0's command tree; `ng_*` its older one-command scripts.
+process.exitCode =
+  invokedAs === 'gym' || invokedAs === 'ng' ? await cli.mainGym(args) : invokedAs.startsWith('ng_') ? await cli.mainForAlias(invokedAs, args) : await cli.main(args);

@@ -9,6 +9,8 @@ import { type CliCommand, commandHelp, wantsHelp } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { versionInfo } from './commands/version.ts';
 
+export { mainGym } from './gym/tree.ts';
+
 export function findCommand(nameOrAlias: string): CliCommand | undefined {
   return COMMANDS.find((command) => command.name === nameOrAlias || command.aliases.includes(nameOrAlias));
 }

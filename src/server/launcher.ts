@@ -90,7 +90,7 @@ async function probeFreePort(host: string, disallowed: Set<number>): Promise<num
 }
 
 /** Validates everything before any process starts; reports every broken server at once. */
-async function locateAndValidate(globalConfig: GlobalConfig): Promise<Map<string, ServerLocation>> {
+export async function locateAndValidate(globalConfig: GlobalConfig): Promise<Map<string, ServerLocation>> {
   const locations = new Map<string, ServerLocation>();
   const problems: string[] = [];
   for (const instance of globalConfig.servers) {

@@ -20,6 +20,8 @@ export interface CliOptions {
   env?: NodeJS.ProcessEnv;
   /** The script to run instead of bin/ngym.js (a symlink named like an alias, as npm's bin links are). */
   bin?: string;
+  /** startGymProcess: the command that starts the gym (default `run`; `env start` for a `gym` link). */
+  command?: string[];
 }
 
 function spawnCli(args: string[], options: CliOptions = {}): ChildProcess {
@@ -48,9 +50,9 @@ export interface GymProcess {
   stop(signal?: NodeJS.Signals): Promise<CliResult>;
 }
 
-/** Starts `ngym run <args>` with the head server on a free port; resolves when every server is ready. */
+/** Starts `ngym run <args>` (or options.command) with the head server on a free port; resolves when every server is ready. */
 export function startGymProcess(args: string[], options: CliOptions = {}): Promise<GymProcess> {
-  const child = spawnCli(['run', ...args, '++head_server={host: 127.0.0.1, port: 0}'], options);
+  const child = spawnCli([...(options.command ?? ['run']), ...args, '++head_server={host: 127.0.0.1, port: 0}'], options);
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -1,0 +1,428 @@
+/**
+ * `gym` (alias `ng`): upstream NeMo Gym 0.7.0's command tree with its group, command and flag names. Each flag
+ * stands for the `+key=value` override ngym's commands read; `+key=value` overrides pass through unchanged.
+ * Commands that exist in ngym under another name run that command (`gym env start` is `ngym run`); the rest are
+ * built in src/cli/gym/; those that need NVIDIA's services (GitLab datasets, publishing, job submission) say so.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { NgymError } from '../../errors.ts';
+import type { CliCommand } from '../command.ts';
+import { collectCommand } from '../commands/collect.ts';
+import { dumpConfigCommand } from '../commands/dump-config.ts';
+import { initCommand } from '../commands/init.ts';
+import { prepareDataCommand } from '../commands/prepare-data.ts';
+import { runCommand } from '../commands/run.ts';
+import { testAllCommand, testCommand } from '../commands/test.ts';
+import { versionInfo } from '../commands/version.ts';
+import { COMPONENT_TYPES, type ComponentType, printCatalog } from './catalog.ts';
+import { downloadDataset, renderDataset } from './dataset.ts';
+import { serverPackages, serverStatus, testEnvironment, validateServers } from './environment.ts';
+import { aggregateRollouts, profileRollouts, reverifyRollouts } from './evaluation.ts';
+import { runEvaluation } from './evaluation-run.ts';
+import {
+  boolFlag,
+  CONFIG,
+  ENVIRONMENT,
+  type FlagSpec,
+  JSON_OUTPUT,
+  MODEL_FLAGS,
+  MODEL_TYPE,
+  overridesOf,
+  ownFlag,
+  RESOURCES_SERVER_CONFIG,
+  RESOURCES_SERVER_FOLDER,
+  SEARCH_DIR,
+  SERVER_SELECTION,
+  valueFlag,
+} from './flags.ts';
+
+export const GROUPS: Record<string, string> = {
+  list: 'List available components (benchmarks, environments, agents, models, resources-servers).',
+  dataset: 'Manage datasets.',
+  env: 'Develop and run environments.',
+  eval: 'Run evaluations.',
+  dev: 'Contributor helpers.',
+};
+
+interface Invocation {
+  /** Translated flags followed by the user's `+key=value` overrides. */
+  overrides: string[];
+  /** Positional words (not overrides): a component name, a query. */
+  words: string[];
+  options: Record<string, unknown>;
+}
+
+interface Leaf {
+  /** `env start`, or `search` for a top-level command. */
+  path: string;
+  summary: string;
+  flags: FlagSpec[];
+  /** Positional arguments in the usage line, e.g. `[name]`. */
+  positionals?: string;
+  /** The ngym command it runs, for the mapping table (docs/cli.md). */
+  ngym: string;
+  run(invocation: Invocation): Promise<number>;
+}
+
+const delegate = (command: CliCommand) => (invocation: Invocation) => command.run(invocation.overrides);
+
+/** Commands of upstream that depend on NVIDIA's services or on parts ngym does not have. */
+function unavailable(why: string) {
+  return async (): Promise<number> => {
+    throw new NgymError('NGYM_USAGE', why);
+  };
+}
+
+const GITLAB = "needs NVIDIA's internal GitLab dataset registry, which ngym does not use; datasets live on the Hugging Face Hub (`gym dataset download --repo-id ...`).";
+
+function noBenchmarks(options: Record<string, unknown>): void {
+  if (options.benchmark !== undefined) throw new NgymError('NGYM_USAGE', `--benchmark ${String(options.benchmark)}: ngym ships no benchmarks; use --environment or --config.`);
+}
+
+/** Catalog facets of upstream's manifests that ngym's environments do not record. */
+const CATALOG_FACETS = [
+  ownFlag('--kind <kind>', 'Workload kind (ngym has environments only).', ['environment', 'benchmark']),
+  ownFlag('--modality <modality>', 'Not recorded by ngym.'),
+  ownFlag('--licensing <licensing>', 'Not recorded by ngym.'),
+  ownFlag('--status <status>', 'Not recorded by ngym.', ['experimental', 'no-manifest']),
+  ownFlag('--lifecycle <lifecycle>', 'Not recorded by ngym.', ['active', 'deprecated']),
+];
+
+function listLeaf(type: ComponentType): Leaf {
+  const environments = type === 'environments';
+  return {
+    path: `list ${type}`,
+    summary: environments ? 'List or inspect the environment and benchmark catalog.' : `List or inspect available ${type}.`,
+    positionals: '[name]',
+    flags: [...(environments ? [ownFlag('--domain <domain>', 'Only environments of this domain (math, agent, coding, ...).'), ...CATALOG_FACETS] : []), JSON_OUTPUT, SEARCH_DIR],
+    ngym: `(new) lists ${type === 'benchmarks' ? 'nothing: ngym ships no benchmarks' : type}`,
+    run: async ({ words, options }) => {
+      const facet = ['modality', 'licensing', 'status', 'lifecycle'].find((key) => options[key] !== undefined);
+      if (facet !== undefined) throw new NgymError('NGYM_USAGE', `--${facet}: ngym's environments do not record it; filter with --domain or \`gym search\`.`);
+      const kind = options.kind === 'benchmark' ? 'benchmarks' : type;
+      return printCatalog({ type: kind, name: words[0], json: options.json === true, domain: options.domain as string | undefined });
+    },
+  };
+}
+
+const LEAVES: Leaf[] = [
+  ...COMPONENT_TYPES.map(listLeaf),
+  {
+    path: 'search',
+    summary: 'Search a component type (default environments) by name; like `list` filtered to a query.',
+    positionals: '[type] <query>',
+    flags: [JSON_OUTPUT, SEARCH_DIR],
+    ngym: '(new) filters `gym list` by name, description and domain',
+    run: async ({ words, options }) => {
+      const [first, second] = words;
+      if (first === undefined) throw new NgymError('NGYM_USAGE', `gym search needs a query: gym search [${COMPONENT_TYPES.join('|')}] <query>.`);
+      const typed = second !== undefined && (COMPONENT_TYPES as readonly string[]).includes(first);
+      if (second !== undefined && !typed) throw new NgymError('NGYM_USAGE', `Unknown component type '${first}'; choose from ${COMPONENT_TYPES.join(', ')}.`);
+      return printCatalog({ type: typed ? (first as ComponentType) : 'environments', query: typed ? second : first, json: options.json === true });
+    },
+  },
+  {
+    path: 'dataset upload',
+    summary: 'Upload a prepared dataset to HF (default) or GitLab.',
+    flags: [ownFlag('--storage <backend>', 'Storage backend (default: hf).', ['hf', 'gitlab']), ownFlag('-i, --input <path>', 'Dataset JSONL.'), ownFlag('--name <name>', 'Dataset name.'), ownFlag('--revision <rev>', 'Revision.'), ownFlag('--split <split>', 'Split.'), ownFlag('--create-pr', 'Open a pull request.')],
+    ngym: 'not available (clear error)',
+    run: unavailable("gym dataset upload publishes to NVIDIA's dataset registries; ngym does not upload datasets. Push the JSONL with the Hugging Face CLI (`huggingface-cli upload <repo> <file> --repo-type dataset`)."),
+  },
+  {
+    path: 'dataset download',
+    summary: 'Download a dataset from HF (default) or GitLab.',
+    flags: [
+      ownFlag('--storage <backend>', 'Storage backend (default: hf).', ['hf', 'gitlab']),
+      valueFlag('--repo-id <id>', 'repo_id', 'Hugging Face dataset repository, e.g. nvidia/Nemotron-RL-math-OpenMathReasoning.'),
+      ownFlag('--name <name>', 'GitLab dataset name (GitLab only).'),
+      valueFlag('--revision <rev>', 'revision', 'Branch, tag or commit (default main).'),
+      valueFlag('--artifact <path>', 'artifact_fpath', 'The file in the repository to download.'),
+      valueFlag('-o, --output <path>', 'output_fpath', 'Where to write the JSONL.'),
+      valueFlag('--output-dir <dir>', 'output_dirpath', 'Directory for the file (named after the artifact or split).'),
+      valueFlag('--split <split>', 'split', 'Download the JSONL files of this split instead of one artifact.'),
+    ],
+    ngym: '(new) Hugging Face download, as prepare-data does',
+    run: async (invocation) => {
+      if (invocation.options.storage === 'gitlab') throw new NgymError('NGYM_USAGE', `--storage gitlab ${GITLAB}`);
+      return downloadDataset(invocation.overrides);
+    },
+  },
+  { path: 'dataset rm', summary: 'Delete a dataset from GitLab.', flags: [ownFlag('--name <name>', 'Dataset name.')], ngym: 'not available (clear error)', run: unavailable(`gym dataset rm ${GITLAB}`) },
+  {
+    path: 'dataset migrate',
+    summary: 'Transfer a dataset from GitLab to HF.',
+    flags: [ownFlag('-i, --input <path>', 'Dataset JSONL.'), ownFlag('--name <name>', 'Dataset name.'), ownFlag('--revision <rev>', 'Revision.'), ownFlag('--split <split>', 'Split.'), ownFlag('--create-pr', 'Open a pull request.')],
+    ngym: 'not available (clear error)',
+    run: unavailable(`gym dataset migrate ${GITLAB}`),
+  },
+  {
+    path: 'dataset render',
+    summary: 'Generate a dataset preview.',
+    flags: [valueFlag('-i, --input <path>', 'input_jsonl_fpath', 'Raw JSONL (rows without responses_create_params.input).'), valueFlag('--prompt-config <path>', 'prompt_config', 'Prompt YAML: `user:` (and optional `system:`) templates with {field} placeholders.'), valueFlag('-o, --output <path>', 'output_jsonl_fpath', 'Materialized JSONL.'), SEARCH_DIR],
+    ngym: '(new) applies a prompt YAML to raw rows',
+    run: async ({ overrides }) => renderDataset(overrides),
+  },
+  {
+    path: 'dataset collate',
+    summary: 'Validate and collate the dataset.',
+    flags: [CONFIG, RESOURCES_SERVER_CONFIG, MODEL_TYPE, SEARCH_DIR, valueFlag('--mode <mode>', 'mode', 'train_preparation or example_validation.', ['train_preparation', 'example_validation']), valueFlag('--output-dir <dir>', 'output_dirpath', 'Where the collated files go.'), boolFlag('--download', 'should_download', 'Download missing datasets from Hugging Face.')],
+    ngym: 'prepare-data (ng_prepare_data)',
+    run: delegate(prepareDataCommand),
+  },
+  {
+    path: 'env init',
+    summary: 'Scaffold a resources server, environment, or benchmark.',
+    flags: [
+      RESOURCES_SERVER_FOLDER,
+      ownFlag('--environment <name>', 'Environment name (ngym scaffolds resources servers; use --resources-server).'),
+      ownFlag('--benchmark <name>', 'Benchmark name (ngym ships no benchmarks).'),
+      ownFlag('--profile <profile>', 'Scaffold profile; ngym has custom-gym-verifier only.', ['custom-gym-verifier', 'custom-gym-agent-loop', 'external-agent-loop', 'external-rollout-driver']),
+      ownFlag('--reuse-verifier <name>', 'Not supported by ngym.'),
+      ownFlag('--reward-range <range>', 'Not supported by ngym.'),
+      ownFlag('--higher-is-better', 'Accepted (rewards are higher-is-better).'),
+      ownFlag('--lower-is-better', 'Not supported by ngym.'),
+    ],
+    ngym: 'init (ng_init_resources_server)',
+    run: async (invocation) => {
+      const { options } = invocation;
+      const refused = ['environment', 'benchmark', 'reuseVerifier', 'rewardRange', 'lowerIsBetter'].find((key) => options[key] !== undefined);
+      if (refused !== undefined || (options.profile !== undefined && options.profile !== 'custom-gym-verifier')) {
+        throw new NgymError('NGYM_USAGE', 'ngym scaffolds one kind of environment: `gym env init --resources-server <name>` (a custom verifier with one tool, its tests, config and example data).');
+      }
+      return initCommand.run(invocation.overrides);
+    },
+  },
+  { path: 'env resolve', summary: 'Resolve the final config from configs, flags, and overrides.', flags: [...SERVER_SELECTION, ...MODEL_FLAGS], ngym: 'dump-config (ng_dump_config)', run: delegate(dumpConfigCommand) },
+  {
+    path: 'env validate',
+    summary: 'Validate a manifest-backed workload or config without starting services.',
+    positionals: '[name]',
+    flags: [...SERVER_SELECTION, ...MODEL_FLAGS, JSON_OUTPUT, ownFlag('--kind <kind>', 'environment (ngym has no benchmarks).', ['environment', 'benchmark']), ownFlag('--manifest <path>', 'Not used by ngym.'), ownFlag('--sync', 'Not used by ngym.'), ownFlag('--strict', 'Accepted (ngym always validates strictly).')],
+    ngym: '(new) composes the config and checks every server, as run does before starting',
+    run: async ({ words, overrides, options }) => {
+      noBenchmarks(options);
+      const named = words[0] === undefined ? [] : overridesOf([ENVIRONMENT], { environment: [words[0]] });
+      return validateServers([...named, ...overrides]);
+    },
+  },
+  {
+    path: 'env packages',
+    summary: 'Print pip packages for the selected resources server.',
+    flags: [RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--outdated', 'Not supported by ngym.'), JSON_OUTPUT],
+    ngym: '(new) prints the npm packages the server imports',
+    run: async ({ overrides }) => serverPackages(overrides),
+  },
+  {
+    path: 'env test',
+    summary: 'Test a manifest-backed workload or resources server.',
+    positionals: '[name]',
+    flags: [ownFlag('--kind <kind>', 'environment (ngym has no benchmarks).', ['environment', 'benchmark']), ownFlag('--update-expected', 'Not supported by ngym.'), JSON_OUTPUT, RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--all', 'Test every server folder (ngym test-all).')],
+    ngym: 'test (ng_test); --all: test-all; <name>: test of the environment package\'s resources servers',
+    run: async ({ words, overrides, options }) => {
+      if (options.all === true) return testAllCommand.run(overrides);
+      if (words[0] !== undefined) return testEnvironment(words[0], overrides.filter((override) => !override.startsWith('+entrypoint=')));
+      return testCommand.run(overrides);
+    },
+  },
+  { path: 'env publish', summary: 'Run local publication checks and confirm catalog discovery.', positionals: '[name]', flags: [ownFlag('--kind <kind>', 'Workload kind.', ['environment', 'benchmark']), JSON_OUTPUT, SEARCH_DIR], ngym: 'not available (clear error)', run: unavailable("gym env publish checks an environment for NVIDIA's published catalog; ngym has no catalog to publish to. `gym env validate` and `gym env test` run the local checks.") },
+  {
+    path: 'env start',
+    summary: 'Start the servers.',
+    flags: [...SERVER_SELECTION, ...MODEL_FLAGS],
+    ngym: 'run (ng_run)',
+    run: async (invocation) => {
+      noBenchmarks(invocation.options);
+      return runCommand.run(invocation.overrides);
+    },
+  },
+  {
+    path: 'env prefetch',
+    summary: 'Pre-warm per-server venvs without starting servers.',
+    flags: SERVER_SELECTION,
+    ngym: '(new) loads and checks every server; ngym servers share its node_modules, so there is nothing to install',
+    run: async ({ overrides, options }) => {
+      noBenchmarks(options);
+      return validateServers(overrides, 'loaded (nothing to install: ngym servers share its node_modules)');
+    },
+  },
+  { path: 'env status', summary: 'Print the server status.', flags: [JSON_OUTPUT], ngym: '(new) asks the head server and every server', run: async ({ overrides }) => serverStatus(overrides) },
+  { path: 'env schema', summary: "Print a resources server's task-data schema as JSON Schema.", flags: [RESOURCES_SERVER_FOLDER, SEARCH_DIR], ngym: 'not available (clear error)', run: unavailable('gym env schema needs a task_data.py schema; ngym servers declare their verify request in app.ts (see docs/environments/authoring.md).') },
+  {
+    path: 'eval prepare',
+    summary: 'Prepare benchmark data and dump it to disk.',
+    flags: [CONFIG, ownFlag('--benchmark <name>', 'Benchmark (ngym ships none).'), SEARCH_DIR],
+    ngym: 'prepare-data (ng_prepare_data)',
+    run: async (invocation) => {
+      noBenchmarks(invocation.options);
+      return prepareDataCommand.run(invocation.overrides);
+    },
+  },
+  {
+    path: 'eval run',
+    summary: 'Collate data, start servers, and collect rollouts.',
+    flags: [
+      ...SERVER_SELECTION,
+      ownFlag('--no-serve', 'Use servers already running (gym env start) instead of starting them.'),
+      boolFlag('--resume', 'resume', 'Continue an interrupted run.'),
+      valueFlag('-a, --agent <name>', 'agent_name', 'Agent for rows without agent_ref.'),
+      valueFlag('-i, --input <path>', 'input_jsonl_fpath', 'Dataset JSONL.'),
+      valueFlag('-o, --output <path>', 'output_jsonl_fpath', 'Rollouts JSONL.'),
+      valueFlag('--limit <n>', 'limit', 'Only the first N rows.'),
+      valueFlag('--num-repeats <n>', 'num_repeats', 'Rollouts per row.'),
+      ownFlag('--interleave-repeats', 'Accepted (ngym schedules repeats itself).'),
+      ownFlag('--prompt-config <path>', 'Not supported: render the data first (gym dataset render).'),
+      valueFlag('--concurrency <n>', 'num_samples_in_parallel', 'Rollouts in flight at once.'),
+      ownFlag('--split <split>', 'Not supported: pass --input.'),
+      ...MODEL_FLAGS,
+      valueFlag('--temperature <t>', 'responses_create_params.temperature', 'Sampling temperature.'),
+      valueFlag('--top-p <p>', 'responses_create_params.top_p', 'Nucleus sampling.'),
+      valueFlag('--max-output-tokens <n>', 'responses_create_params.max_output_tokens', 'Output token limit.'),
+      ownFlag('--disable-aggregation', 'Accepted (metrics are always written).'),
+      ownFlag('--no-health-check', 'Accepted (ngym checks rollouts as it collects).'),
+      ownFlag('--health-check-workers <n>', 'Accepted, unused.'),
+      ownFlag('--health-check-ignore <checks>', 'Accepted, unused.'),
+    ],
+    ngym: 'run + collect (ng_collect_rollouts); --no-serve: collect',
+    run: async ({ overrides, options }) => {
+      noBenchmarks(options);
+      if (options.promptConfig !== undefined || options.split !== undefined) throw new NgymError('NGYM_USAGE', 'gym eval run in ngym takes --input <jsonl> (render prompts first with `gym dataset render`).');
+      return options.serve === false ? collectCommand.run(overrides) : runEvaluation(overrides);
+    },
+  },
+  {
+    path: 'eval aggregate',
+    summary: 'Aggregate sharded rollout results.',
+    flags: [CONFIG, valueFlag('-i, --input-glob <glob>', 'input_glob', 'Rollout shards, e.g. "results/rollouts-*.jsonl".'), valueFlag('-o, --output <path>', 'output_jsonl_fpath', 'Merged rollouts JSONL.'), ownFlag('--no-health-check', 'Accepted.'), ownFlag('--health-check-workers <n>', 'Accepted, unused.'), ownFlag('--health-check-ignore <checks>', 'Accepted, unused.')],
+    ngym: '(new) merges shards, writes metrics and reward profiles',
+    run: async ({ overrides }) => aggregateRollouts(overrides),
+  },
+  {
+    path: 'eval reverify',
+    summary: 'Re-verify existing rollouts to recompute rewards with an updated resources server',
+    flags: [
+      ...SERVER_SELECTION.slice(0, 5),
+      SEARCH_DIR,
+      ownFlag('--input-format <format>', 'gym (ATIF is not supported).', ['gym', 'atif']),
+      ownFlag('--inputs <path>', 'Materialized inputs JSONL (not needed: rollouts carry their task fields).'),
+      valueFlag('--rollouts <path>', 'rollouts_jsonl_fpath', 'Rollouts JSONL to re-verify.'),
+      ownFlag('--atif-manifest <path>', 'Not supported.'),
+      valueFlag('-o, --output <path>', 'output_jsonl_fpath', 'Output JSONL with recomputed rewards.'),
+      valueFlag('--concurrency <n>', 'num_samples_in_parallel', 'Rollouts re-verified at once.'),
+      valueFlag('--limit <n>', 'limit', 'Only the first N rollouts.'),
+      ownFlag('--force', 'Accepted (ngym replays tool calls, so stateful environments re-verify too).'),
+      boolFlag('--overwrite', 'overwrite', 'Replace an existing output file.'),
+      ownFlag('--resume', 'Not supported (re-verifying is fast; rerun with --overwrite).'),
+      ownFlag('--disable-aggregation', 'Accepted.'),
+      ownFlag('--judge-failed-only', 'Not supported.'),
+      ownFlag('--append', 'Not supported.'),
+      valueFlag('-a, --agent <name>', 'agent_name', 'Agent for rollouts without agent_ref (ngym addition).'),
+    ],
+    ngym: '(new) seeds, replays tool calls and re-verifies through a running gym',
+    run: async ({ overrides, options }) => {
+      const refused = ['atifManifest', 'resume', 'judgeFailedOnly', 'append'].find((key) => options[key] !== undefined);
+      if (refused !== undefined || options.inputFormat === 'atif') throw new NgymError('NGYM_USAGE', `gym eval reverify in ngym re-verifies Gym rollouts (--rollouts, --output, --overwrite); --${refused ?? 'input-format atif'} is not supported.`);
+      return reverifyRollouts(overrides);
+    },
+  },
+  {
+    path: 'eval profile',
+    summary: 'Compute a reward profile from rollouts.',
+    flags: [valueFlag('--inputs <path>', 'materialized_inputs_jsonl_fpath', 'Materialized inputs JSONL (optional in ngym).'), valueFlag('--rollouts <path>', 'rollouts_jsonl_fpath', 'Rollouts JSONL.')],
+    ngym: '(new) upstream\'s reward profile per agent',
+    run: async ({ overrides }) => profileRollouts(overrides),
+  },
+  {
+    path: 'eval submit',
+    summary: 'Submit a job.',
+    flags: [ownFlag('-c, --config <path>', 'Submit config YAML file.'), ownFlag('--dry-run', 'Print generated job scripts.'), ownFlag('--resolve-only', 'Resolve the submit config only.'), ownFlag('--json', 'JSON output.')],
+    ngym: 'not available (clear error)',
+    run: unavailable("gym eval submit sends jobs to NVIDIA's cluster scheduler; ngym runs evaluations locally (`gym eval run`) or on your machines with BullMQ workers (docs/scaling.md)."),
+  },
+  { path: 'eval health-check', summary: 'Verify rollout quality for an existing run directory.', positionals: '<run_dir>', flags: [ownFlag('--rollouts-file <path>', 'Rollouts file.'), ownFlag('--workers <n>', 'Workers.'), ownFlag('--ignore-checks, --ignore <checks>', 'Checks to skip.'), JSON_OUTPUT], ngym: 'not available (clear error)', run: unavailable('gym eval health-check is not in ngym; `ngym view +jsonl_fpath=...` shows a run, and collect records every failure in <output>_failures.jsonl.') },
+  { path: 'eval export', summary: 'Export supported Gym trajectories as ATIF.', flags: [ownFlag('--format <format>', 'atif.'), ownFlag('--rollouts <path>', 'Rollouts.'), ownFlag('--output-dir <dir>', 'Output.'), ownFlag('--session-id <id>', 'Session id.'), ownFlag('--agent-version <version>', 'Agent version.')], ngym: 'not available (clear error)', run: unavailable('gym eval export (ATIF) is not in ngym.') },
+  { path: 'eval compare', summary: 'Compare a baseline eval run against candidate runs.', flags: [
+      ownFlag('--baseline <path>', 'Baseline rollouts.'),
+      ownFlag('--candidates <paths>', 'Candidate rollouts.'),
+      ownFlag('--baseline-agg-metrics <path>', 'Baseline aggregate metrics.'),
+      ownFlag('--candidates-agg-metrics <paths>', 'Candidates aggregate metrics.'),
+      ownFlag('--agent <name>', 'Agent.'),
+      ownFlag('--baseline-agent <name>', 'Baseline agent.'),
+      ownFlag('--candidate-agents <names>', 'Candidate agents.'),
+      ownFlag('-o, --output-dir <dir>', 'Report directory.'),
+      ownFlag('--report-format <format>', 'md, json or both.', ['md', 'json', 'both']),
+    ], ngym: 'not available (clear error)', run: unavailable('gym eval compare is not in ngym; compare the <output>_metrics.json files of the runs.') },
+  { path: 'dev test', summary: "Run NeMo Gym's unit tests.", flags: [], ngym: 'test-all (ng_test_all)', run: delegate(testAllCommand) },
+];
+
+/** The tree as (upstream command, ngym command) rows, for docs/cli.md and its test. */
+export function commandMapping(): { gym: string; summary: string; ngym: string }[] {
+  return LEAVES.map((leaf) => ({ gym: `gym ${leaf.path}`, summary: leaf.summary, ngym: leaf.ngym }));
+}
+
+function addLeaf(parent: Command, name: string, leaf: Leaf, setExit: (code: number) => void): void {
+  const command = parent.command(name).summary(leaf.summary).description(leaf.summary).argument('[args...]', leaf.positionals ? `${leaf.positionals} then +key=value overrides` : '+key=value overrides');
+  command.usage(`[options] ${leaf.positionals ? `${leaf.positionals} ` : ''}[+key=value ...]`);
+  for (const flag of leaf.flags) {
+    const option = new Option(flag.flags, flag.description);
+    if (flag.choices) option.choices(flag.choices);
+    if (flag.repeatable) option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+    command.addOption(option);
+  }
+  command.option('-v, --verbose', 'Set logging level to DEBUG.');
+  command.action(async (args: string[], options: Record<string, unknown>) => {
+    const words = args.filter((arg) => !arg.startsWith('+'));
+    const translated = overridesOf(leaf.flags, options);
+    if (options.verbose === true) process.env.NGYM_LOG_LEVEL = 'debug';
+    setExit(await leaf.run({ overrides: [...translated, ...args.filter((arg) => arg.startsWith('+'))], words, options }));
+  });
+}
+
+function buildGymProgram(setExit: (code: number) => void): Command {
+  const program = new Command('gym')
+    .description("NeMo Gym's command tree (upstream 0.7.0's names and flags), run by ngym. Also: `ng`, `ngym <command>`, `ng_*`.")
+    .version(versionInfo().ngym, '--version', 'Show the ngym version and exit.')
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => process.stdout.write(text), writeErr: (text) => process.stderr.write(text) });
+  const groups = new Map<string, Command>();
+  for (const leaf of LEAVES) {
+    const [first, second] = leaf.path.split(' ') as [string, string | undefined];
+    if (second === undefined) {
+      addLeaf(program, first, leaf, setExit);
+      continue;
+    }
+    let group = groups.get(first);
+    if (group === undefined) {
+      group = program.command(first).description(GROUPS[first] ?? '').exitOverride();
+      groups.set(first, group);
+    }
+    addLeaf(group, second, leaf, setExit);
+  }
+  return program;
+}
+
+/** Runs `gym <args>` (or `ng <args>`); resolves to the exit code. */
+export async function mainGym(argv: string[]): Promise<number> {
+  let exitCode = 0;
+  const program = buildGymProgram((code) => (exitCode = code));
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 1;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      // A group without its command: upstream prints the group's help and exits 1.
+      if (error.code === 'commander.help') return 1;
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (NgymError.isInstance(error)) {
+      process.stderr.write(`Error: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  return exitCode;
+}
