@@ -15,18 +15,15 @@ import {
   CookieJar,
   defineAgent,
   ModelServerRef,
-  normalizeInput,
   RawJson,
   raiseForStatus,
   type RequestContext,
   ResourcesServerRef,
-  type Response,
-  type ResponseCreateParams,
   type RunRequest,
   type ServerConfigOf,
 } from 'ngym';
 import * as z from 'zod';
-import { refusedRow, relayAggregateMetrics, runToolLoop } from './tool-loop.ts';
+import { refusedRow, relayAggregateMetrics, respond } from './tool-loop.ts';
 
 const config = {
   resources_server: ResourcesServerRef,
@@ -35,24 +32,6 @@ const config = {
 };
 type Context = RequestContext<ServerConfigOf<typeof config>, undefined>;
 
-async function runLoop(params: ResponseCreateParams, context: Context): Promise<Response> {
-  const resourcesCookies = context.cookies.clone();
-  const modelCookies = new CookieJar();
-  const { output, last, usage } = await runToolLoop(
-    { ...params, input: normalizeInput(params.input) },
-    {
-      client: context.client,
-      modelServer: context.config.model_server.name,
-      resourcesServer: context.config.resources_server.name,
-      maxSteps: context.config.max_steps ?? null,
-      resourcesCookies,
-      modelCookies,
-    },
-  );
-  context.responseCookies.merge(resourcesCookies).merge(modelCookies);
-  return { ...last, output, usage };
-}
-
 async function run(row: RunRequest, context: Context): Promise<RawJson> {
   const resourcesServer = context.config.resources_server.name;
   const cookies = context.cookies.clone();
@@ -60,7 +39,7 @@ async function run(row: RunRequest, context: Context): Promise<RawJson> {
   cookies.merge(seeded.cookies);
 
   const loopContext: Context = { ...context, cookies, responseCookies: new CookieJar() };
-  const response = await runLoop(row.responses_create_params, loopContext);
+  const response = await respond(row.responses_create_params, loopContext);
   cookies.merge(loopContext.responseCookies);
 
   const verified = raiseForStatus(refusedRow(await context.client.post(resourcesServer, '/verify', { ...row, response }, { cookies })));
@@ -72,7 +51,7 @@ async function run(row: RunRequest, context: Context): Promise<RawJson> {
 export default defineAgent({
   className: 'SimpleAgent',
   config,
-  responses: runLoop,
+  responses: respond,
   run,
   routes: (app, { client, config: agentConfig }) => relayAggregateMetrics(app, client, agentConfig.resources_server.name),
 });

@@ -5,11 +5,13 @@
  * returns nothing, or `maxSteps` model calls were made.
  */
 import {
-  type CookieJar,
+  CookieJar,
   type FunctionCallItem,
   NgymError,
+  normalizeInput,
   pythonJsonDumps,
   raiseForStatus,
+  type RequestContext,
   RequestValidationError,
   Response,
   type ResponseCreateParams,
@@ -54,6 +56,33 @@ async function callTool(call: FunctionCallItem, options: ToolLoopOptions): Promi
   options.resourcesCookies.merge(response.cookies);
   // Whatever the status, the body is what the model sees (a 422 or 500 explains the mistake).
   return response.text;
+}
+
+/** The config keys an agent running the loop has. */
+interface LoopConfig {
+  resources_server: { name: string };
+  model_server: { name: string };
+  max_steps?: number | null;
+}
+
+export function loopOptions(context: RequestContext<LoopConfig, unknown>, resourcesCookies: CookieJar, modelCookies: CookieJar): ToolLoopOptions {
+  return {
+    client: context.client,
+    modelServer: context.config.model_server.name,
+    resourcesServer: context.config.resources_server.name,
+    maxSteps: context.config.max_steps ?? null,
+    resourcesCookies,
+    modelCookies,
+  };
+}
+
+/** An agent's `/v1/responses`: the loop on the caller's conversation, the sessions' cookies returned to the caller. */
+export async function respond(params: ResponseCreateParams, context: RequestContext<LoopConfig, unknown>): Promise<Response> {
+  const resourcesCookies = context.cookies.clone();
+  const modelCookies = new CookieJar();
+  const { output, last, usage } = await runToolLoop({ ...params, input: normalizeInput(params.input) }, loopOptions(context, resourcesCookies, modelCookies));
+  context.responseCookies.merge(resourcesCookies).merge(modelCookies);
+  return { ...last, output, usage };
 }
 
 /** Runs the loop on `params`, whose `input` is the whole conversation so far. */

@@ -25,14 +25,13 @@ import {
   RequestValidationError,
   ResourcesServerRef,
   type Response,
-  type ResponseCreateParams,
   type ResponseItem,
   type RunRequest,
   type ServerConfigOf,
   sumUsage,
 } from 'ngym';
 import * as z from 'zod';
-import { refusedRow, relayAggregateMetrics, runToolLoop, type ToolLoopOptions } from '../simple_agent/tool-loop.ts';
+import { loopOptions, refusedRow, relayAggregateMetrics, respond, runToolLoop } from '../simple_agent/tool-loop.ts';
 import {
   askUserModel,
   DEFAULT_STOP_TOKEN,
@@ -65,26 +64,7 @@ type Config = ServerConfigOf<typeof config>;
 type State = { template: ReturnType<typeof userPromptTemplate> };
 type Context = RequestContext<Config, State>;
 
-export type StopReason = 'user_stopped' | 'goal_met' | 'turn_limit' | 'policy_incomplete';
-
-function loopOptions(context: Context, resourcesCookies: CookieJar, modelCookies: CookieJar): ToolLoopOptions {
-  return {
-    client: context.client,
-    modelServer: context.config.model_server.name,
-    resourcesServer: context.config.resources_server.name,
-    maxSteps: context.config.max_steps ?? null,
-    resourcesCookies,
-    modelCookies,
-  };
-}
-
-async function responses(params: ResponseCreateParams, context: Context): Promise<Response> {
-  const resourcesCookies = context.cookies.clone();
-  const modelCookies = new CookieJar();
-  const { output, last, usage } = await runToolLoop({ ...params, input: normalizeInput(params.input) }, loopOptions(context, resourcesCookies, modelCookies));
-  context.responseCookies.merge(resourcesCookies).merge(modelCookies);
-  return { ...last, output, usage };
-}
+type StopReason = 'user_stopped' | 'goal_met' | 'turn_limit' | 'policy_incomplete';
 
 /** The user's next message: the next scripted turn (none left: the user stops), or the user model's reply. */
 async function nextUserReply(user: SimulatedUser, conversation: ResponseItem[], turn: number, context: Context, userCookies: CookieJar): Promise<UserReply> {
@@ -168,7 +148,7 @@ export default defineAgent({
   className: 'SimulatedUserAgent',
   config,
   setup: ({ config: agentConfig }): State => ({ template: userPromptTemplate(agentConfig.user_prompt_template) }),
-  responses,
+  responses: respond,
   run,
   routes: (app, { client, config: agentConfig }) => relayAggregateMetrics(app, client, agentConfig.resources_server.name),
 });
