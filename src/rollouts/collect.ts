@@ -106,7 +106,7 @@ export interface RolloutExecutor {
 
 export const DEFAULT_STALL_TIMEOUT_SECONDS = 600;
 
-export interface RolloutRef {
+interface RolloutRef {
   taskIndex: number;
   rolloutIndex: number;
   agent: string;

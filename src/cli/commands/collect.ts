@@ -1,12 +1,15 @@
 /** `ngym collect` (alias `ng_collect_rollouts`): run every row of a dataset through its agent and save the rollouts. */
 import * as z from 'zod';
 import { ServerClient } from '../../client/server-client.ts';
-import { loadGlobalConfig } from '../../config/global-config.ts';
+import { type GlobalConfig, loadGlobalConfig } from '../../config/global-config.ts';
+import { describeError } from '../../errors.ts';
 import { type CollectionSummary, collectRollouts, DEFAULT_STALL_TIMEOUT_SECONDS } from '../../rollouts/collect.ts';
+import { QueueSettings } from '../../rollouts/queue/connection.ts';
 import { STALL_POLICIES } from '../../rollouts/stall-watch.ts';
 import { AUTH_TOKEN_KEY, authTokenOf } from '../../server/auth.ts';
 import { createProgressReporter } from '../../rollouts/progress.ts';
 import { type CliCommand, readParameters } from '../command.ts';
+import { queueExecutor } from './collect-queue.ts';
 
 const Parameters = z.object({
   agent_name: z.string().min(1).nullable().optional(),
@@ -25,7 +28,11 @@ const Parameters = z.object({
   pass_threshold: z.number().default(1.0),
   stall_timeout_seconds: z.number().positive().nullable().default(DEFAULT_STALL_TIMEOUT_SECONDS),
   on_stall: z.enum(STALL_POLICIES).default('stop'),
+  queue: QueueSettings.optional(),
 });
+
+/** Jobs one distributed collector keeps in the queue when +num_samples_in_parallel does not say. */
+const DEFAULT_QUEUE_IN_FLIGHT = 1024;
 
 function formatMetrics(metrics: Record<string, number>): string {
   return Object.entries(metrics)
@@ -39,7 +46,12 @@ function reportSummary(summary: CollectionSummary, write: (text: string) => void
   write(`\n${metrics.rollouts} rollouts over ${metrics.tasks} tasks: ${formatMetrics(metrics.metrics)}\n`);
   const agents = Object.entries(metrics.agents);
   if (agents.length > 1) for (const [name, group] of agents) write(`  ${name}: ${group.rollouts} rollouts, ${formatMetrics(group.metrics)}\n`);
-  for (const [name, answer] of Object.entries(summary.aggregateMetrics)) write(`  ${name} /aggregate_metrics: ${JSON.stringify(answer).slice(0, 2000)}\n`);
+  for (const [name, answer] of Object.entries(summary.aggregateMetrics)) {
+    // The whole answer is in the metrics file; the headline figures are enough here.
+    const keyMetrics = (answer as { key_metrics?: Record<string, unknown> } | null)?.key_metrics;
+    const numbers = Object.fromEntries(Object.entries(keyMetrics ?? {}).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
+    write(`  ${name} key metrics: ${keyMetrics === undefined ? JSON.stringify(answer).slice(0, 2000) : formatMetrics(numbers)}\n`);
+  }
   if (summary.paths !== undefined) {
     write(`Rollouts: ${summary.paths.output} (${summary.completed} new, ${summary.skipped} from an earlier run)\nMetrics: ${summary.paths.metrics}\n`);
   }
@@ -61,6 +73,21 @@ function reportSummary(summary: CollectionSummary, write: (text: string) => void
   }
   if (code !== 0) write('Run the same command with +resume=true to retry what is missing; completed rollouts are kept.\n');
   return code;
+}
+
+/**
+ * The gym's servers; a distributed collector only checks agent names and asks /aggregate_metrics with them,
+ * so it runs without when no head server answers here (the workers reach their own).
+ */
+async function connectToGym(globalConfig: GlobalConfig, distributed: boolean): Promise<ServerClient | undefined> {
+  const token = authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]);
+  try {
+    return await ServerClient.fromHeadServer(globalConfig.headServer, undefined, token);
+  } catch (error) {
+    if (!distributed) throw error;
+    process.stderr.write(`${describeError(error)}\nGoing on without it: agent names are checked by the workers, and /aggregate_metrics is not asked.\n`);
+    return undefined;
+  }
 }
 
 export const collectCommand: CliCommand = {
@@ -92,7 +119,7 @@ Example:
     { name: 'output_jsonl_fpath', type: 'str', description: 'Where the rollouts are written.', required: true },
     { name: 'limit', type: 'int', description: 'Only the first N rows (null: all).', default: 'null' },
     { name: 'num_repeats', type: 'int', description: 'Rollouts per row.', default: '1' },
-    { name: 'num_samples_in_parallel', type: 'int', description: 'Rollouts in flight at once (null: no cap).', default: 'null' },
+    { name: 'num_samples_in_parallel', type: 'int', description: 'Rollouts in flight at once (null: no cap; with +queue.url, jobs in the queue at once, default 1024).', default: 'null' },
     { name: 'responses_create_params', type: 'dict', description: 'Overrides merged into each row, e.g. +responses_create_params.temperature=0.7.', default: '{}' },
     { name: 'ordered', type: 'bool', description: 'Write rollouts in (task, rollout) order instead of completion order.', default: 'false' },
     { name: 'resume', type: 'bool', description: 'Continue an interrupted run: skip rollouts already in the output.', default: 'false' },
@@ -100,6 +127,8 @@ Example:
     { name: 'max_retries', type: 'int', description: 'Retries of a failed rollout (connection, timeout, 5xx, judge failure).', default: '3' },
     { name: 'retry_delay_seconds', type: 'float', description: 'First retry delay; doubles per retry (capped at 30 s).', default: '1' },
     { name: 'rollout_timeout_seconds', type: 'float', description: 'Limit of one /run attempt.', default: 'request_timeout_seconds (10800)' },
+    { name: 'queue.url', type: 'str', description: 'Distribute the rollouts over `ngym worker` processes through this Redis (redis://host:port, unix:///path); see docs/distributed.md.' },
+    { name: 'queue.name', type: 'str', description: 'The BullMQ queue the workers take jobs from.', default: 'ngym_rollouts' },
     { name: 'auth_token', type: 'str', description: "The gym's auth_token, when its servers require one (servers beyond loopback); better in env.yaml." },
     { name: 'pass_threshold', type: 'float', description: 'pass@k counts a rollout as passed when reward >= this.', default: '1.0' },
     { name: 'stall_timeout_seconds', type: 'float', description: 'Report an agent none of whose rollouts finished for this long (null: never).', default: String(DEFAULT_STALL_TIMEOUT_SECONDS) },
@@ -113,15 +142,17 @@ Example:
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
     const parameters = readParameters(globalConfig, Parameters, Object.keys(Parameters.shape));
-    const client = await ServerClient.fromHeadServer(globalConfig.headServer, undefined, authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]));
+    const queue = parameters.queue === undefined ? undefined : queueExecutor(parameters.queue, parameters, (text) => process.stderr.write(text));
+    const client = await connectToGym(globalConfig, queue !== undefined);
     const collection = collectRollouts({
       client,
+      executor: queue?.executor,
       input: parameters.input_jsonl_fpath,
       outputPath: parameters.output_jsonl_fpath,
       agentName: parameters.agent_name,
       limit: parameters.limit,
       numRepeats: parameters.num_repeats ?? 1,
-      concurrency: parameters.num_samples_in_parallel,
+      concurrency: parameters.num_samples_in_parallel ?? (queue === undefined ? null : DEFAULT_QUEUE_IN_FLIGHT),
       responsesCreateParams: parameters.responses_create_params,
       ordered: parameters.ordered,
       resume: parameters.resume,
@@ -145,6 +176,7 @@ Example:
       return reportSummary(await collection.done(), (text) => process.stdout.write(text));
     } finally {
       process.off('SIGINT', interrupt);
+      await queue?.connection.quit();
     }
   },
 };

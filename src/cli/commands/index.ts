@@ -11,11 +11,13 @@ import { runCommand } from './run.ts';
 import { testAllCommand, testCommand } from './test.ts';
 import { viewCommand } from './view.ts';
 import { versionCommand } from './version.ts';
+import { workerCommand } from './worker.ts';
 
 export const COMMANDS: CliCommand[] = [
   demoCommand,
   runCommand,
   collectCommand,
+  workerCommand,
   clientCommand,
   initCommand,
   testCommand,

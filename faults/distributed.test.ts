@@ -1,0 +1,173 @@
+/**
+ * Distributed collection end to end, all real processes: `redis-server`, `ngym run` (example_single_tool_call
+ * behind openai_model, the model endpoint served here with a fixed latency so rollouts are wait-bound),
+ * `ngym worker` processes and `ngym collect +queue.url=...`. Several processes on loopback and a unix socket
+ * (no network namespaces). Faults: a worker SIGKILLed mid-job, the collector SIGKILLed, Redis SIGKILLed and
+ * restarted on its append-only file; each run must end with every (task, rollout) exactly once.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { GymProcess } from '../src/testing/cli-process.ts';
+import { PACKAGE_ROOT } from '../src/util/package-root.ts';
+import { exactlyOnce, type FaultyModel, jsonlRows, startCollect, startFaultyModel, startStack, until, workFolder } from './fault-stack.ts';
+import { REDIS_AVAILABLE, type RedisProcess, startRedis } from './redis-server.ts';
+
+const TASKS = 40;
+
+interface WorkerProcess {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<unknown>;
+}
+
+let redis: RedisProcess | undefined;
+let gym: GymProcess | undefined;
+let model: FaultyModel | undefined;
+const children: ChildProcess[] = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await gym?.stop('SIGKILL');
+  await model?.close();
+  await redis?.kill();
+  gym = undefined;
+  model = undefined;
+  redis = undefined;
+});
+
+async function startWorker(extra: string[] = []): Promise<WorkerProcess> {
+  const child = spawn(
+    process.execPath,
+    [join(PACKAGE_ROOT, 'bin', 'ngym.js'), 'worker', `+head_server={host: 127.0.0.1, port: ${gym?.headPort}}`, `+queue.url=${redis?.url}`, '+queue.lock_seconds=1', '+concurrency=4', ...extra],
+    { cwd: PACKAGE_ROOT, env: { ...process.env, NGYM_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  children.push(child);
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  await until('the worker is ready', () => output.includes('Worker ready') || child.exitCode !== null);
+  expect(output).toContain('Worker ready');
+  return { child, output: () => output, exited };
+}
+
+/** Jobs of the queue in Redis, by state, sampled every 20 ms until stopped; keeps the highest total. */
+function watchQueue(url: string): { highest: () => number; latest: () => Record<string, number>; stop: () => Promise<void> } {
+  const connection = new Redis({ path: url.replace('unix://', ''), maxRetriesPerRequest: null });
+  connection.on('error', () => {});
+  const queue = new Queue('ngym_rollouts', { connection });
+  let highest = 0;
+  let latest: Record<string, number> = {};
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      try {
+        latest = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
+        highest = Math.max(highest, Object.values(latest).reduce((sum, count) => sum + count, 0));
+      } catch {
+        // Redis restarting.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return {
+    highest: () => highest,
+    latest: () => latest,
+    stop: async () => {
+      running = false;
+      await loop;
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}
+
+function distributed(extra: string[] = []): string[] {
+  return [`+queue.url=${redis?.url}`, '+num_samples_in_parallel=8', ...extra];
+}
+
+async function startAll(latencyMs: number): Promise<ReturnType<typeof workFolder>> {
+  redis = await startRedis();
+  model = await startFaultyModel(() => 'answer', latencyMs);
+  gym = await startStack(model.url);
+  return workFolder(TASKS);
+}
+
+describe.skipIf(!REDIS_AVAILABLE)('distributed collection (redis-server, ngym worker, ngym collect +queue.url; processes on loopback)', () => {
+  it('writes the rows and metrics of a local run, with at most num_samples_in_parallel jobs in Redis', async () => {
+    const work = await startAll(20);
+    await startWorker();
+    await startWorker();
+    const watch = watchQueue(redis?.url as string);
+    const result = await startCollect(gym as GymProcess, work, distributed(['+num_repeats=2'])).exited;
+    await watch.stop();
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(exactlyOnce(work.output, TASKS, 2)).toEqual({ rows: TASKS * 2, duplicates: 0, missing: 0, zeros: 0 });
+    expect(watch.highest()).toBeGreaterThan(1);
+    expect(watch.highest()).toBeLessThanOrEqual(8);
+    // Nothing of the run is left in Redis.
+    expect(Object.values(watch.latest()).reduce((sum, count) => sum + count, 0)).toBe(0);
+
+    const local = await startCollect(gym as GymProcess, { input: work.input, output: join(work.dir, 'local.jsonl') }, ['+num_repeats=2']).exited;
+    expect(local.code, local.stderr).toBe(0);
+    const metrics = (path: string) => {
+      const { agents: _agents, ...rest } = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+      return rest;
+    };
+    expect(metrics(join(work.dir, 'out_metrics.json'))).toEqual(metrics(join(work.dir, 'local_metrics.json')));
+    const fields = (path: string) => jsonlRows(path).map((row) => Object.keys(row).sort().join(','));
+    expect(new Set(fields(work.output))).toEqual(new Set(fields(join(work.dir, 'local.jsonl'))));
+  });
+
+  it('a worker SIGKILLed mid-job: its jobs stall, another worker runs them, no row twice', async () => {
+    const work = await startAll(150);
+    const first = await startWorker();
+    const watch = watchQueue(redis?.url as string);
+    const collect = startCollect(gym as GymProcess, work, distributed());
+    await until('rows and jobs in hand', () => jsonlRows(work.output).length >= 5 && (watch.latest().active ?? 0) >= 2);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await startWorker();
+    const result = await collect.exited;
+    await watch.stop();
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(second.output()).toMatch(/Job \S+ stalled \(its worker stopped renewing the lock\)/);
+    expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
+  });
+
+  it('the collector SIGKILLed: workers go on, +resume=true picks up the queue and the file', async () => {
+    const work = await startAll(100);
+    await startWorker();
+    const watch = watchQueue(redis?.url as string);
+    const first = startCollect(gym as GymProcess, work, distributed());
+    await until('some rows', () => jsonlRows(work.output).length >= 10);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const partial = jsonlRows(work.output).length;
+    // Jobs the workers finish while no collector listens wait in Redis for the resumed one.
+    await until('results left in Redis', () => (watch.latest().completed ?? 0) >= 1);
+    const resumed = await startCollect(gym as GymProcess, work, distributed(['+resume=true'])).exited;
+    await watch.stop();
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`${TASKS - partial} new, ${partial} from an earlier run`);
+    expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
+  });
+
+  it('Redis SIGKILLed and restarted on its append-only file: the run completes exactly once', async () => {
+    const work = await startAll(100);
+    await startWorker();
+    await startWorker();
+    const collect = startCollect(gym as GymProcess, work, distributed());
+    await until('some rows', () => jsonlRows(work.output).length >= 10);
+    await redis?.restart();
+    const result = await collect.exited;
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
+  });
+});
+
+if (!REDIS_AVAILABLE) console.log('distributed collection tests skipped: redis-server is not installed (Debian package redis-server, in .ci/apt-packages).');
