@@ -123,6 +123,24 @@ describe.skipIf(!REDIS_AVAILABLE)('distributed collection (redis-server, ngym wo
     expect(new Set(fields(work.output))).toEqual(new Set(fields(join(work.dir, 'local.jsonl'))));
   });
 
+  it('a rollout that keeps failing is retried by BullMQ, then recorded as a local run records it, never as a row', async () => {
+    redis = await startRedis();
+    model = await startFaultyModel(() => 'error', 5);
+    gym = await startStack(model.url);
+    const work = workFolder(6);
+    await startWorker();
+    const result = await startCollect(gym, work, distributed(['+max_retries=2'])).exited;
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/6 rollouts failed after their retries \(6 server_error\)/);
+    expect(jsonlRows(work.output)).toEqual([]);
+    const local = await startCollect(gym, { input: work.input, output: join(work.dir, 'local.jsonl') }, ['+max_retries=2']).exited;
+    expect(local.code).toBe(1);
+    const record = (row: Record<string, unknown>) => [row._ng_task_index, row._ng_rollout_index, row._ng_failure_class, row.status, row.attempts, row.input_line];
+    const sorted = (path: string) => jsonlRows(path).map(record).sort((a, b) => Number(a[0]) - Number(b[0]));
+    expect(sorted(work.failures)).toEqual(sorted(join(work.dir, 'local_failures.jsonl')));
+    expect(sorted(work.failures).every((row) => row[2] === 'server_error' && row[4] === 3)).toBe(true);
+  });
+
   it('a worker SIGKILLed mid-job: its jobs stall, another worker runs them, no row twice', async () => {
     const work = await startAll(150);
     const first = await startWorker();
