@@ -32,6 +32,8 @@ const config = {
   browse_max_page_bytes: z.number().int().positive().default(20_000_000),
   /** The local index's corpus (JSONL: url, title, text or html); default the bundled one. */
   corpus_jsonl_fpath: z.string().min(1).nullish(),
+  /** Where the local index is saved once built, and loaded from at the next start while the corpus is the same. */
+  index_fpath: z.string().min(1).nullish(),
   max_results: z.number().int().min(1).max(100).default(10),
   /** BM25 parameters of the local index; `d` > 0 makes it BM25+. */
   bm25: z.strictObject({ k: z.number().positive(), b: z.number().min(0).max(1), d: z.number().min(0) }).default({ k: 1.2, b: 0.75, d: 0 }),
@@ -69,9 +71,15 @@ export default defineResourcesServer({
       });
     } else {
       const corpusPath = config.corpus_jsonl_fpath ?? BUNDLED_CORPUS;
-      const index = new LocalIndexBackend({ corpusPath, maxResults: config.max_results, maxHtmlCharacters: config.browse_max_page_bytes, bm25: config.bm25 });
+      const index = new LocalIndexBackend({
+        corpusPath,
+        maxResults: config.max_results,
+        maxHtmlCharacters: config.browse_max_page_bytes,
+        bm25: config.bm25,
+        indexPath: config.index_fpath,
+      });
       if (config.google_api_key) logger.warn('google_api_key is set but search_backend is local_index: searching the corpus, not Google.');
-      logger.info({ pages: index.size, corpus: corpusPath }, 'search backend: local index');
+      logger.info({ pages: index.size, corpus: corpusPath, saved_index: config.index_fpath ?? null, loaded_saved_index: index.loadedSavedIndex }, 'search backend: local index');
       backend = index;
     }
     return { backend, failures: new SessionStore<string[]>() };

@@ -3,8 +3,9 @@
  * in memory with MiniSearch and ranked by BM25. `search` answers in Google's Custom Search shape so the model
  * reads the same fields whichever backend runs; `browse` reads pages from the same corpus.
  */
-import { readFileSync } from 'node:fs';
-import MiniSearch from 'minisearch';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import MiniSearch, { type Options as MiniSearchOptions } from 'minisearch';
 import { ConfigError } from 'ngym';
 import * as z from 'zod';
 import type { Page, SearchBackend } from './backend.ts';
@@ -26,6 +27,8 @@ export interface LocalIndexOptions {
   maxHtmlCharacters: number;
   /** BM25 parameters; `d` > 0 is BM25+ (MiniSearch's default), 0 is plain BM25. */
   bm25: { k: number; b: number; d: number };
+  /** Where the built index is saved, and loaded from at the next start while the pages are the same. */
+  indexPath?: string | null;
 }
 
 interface IndexedPage {
@@ -94,19 +97,65 @@ function snippet(text: string, terms: string[]): string {
   return `${start > 0 ? '... ' : ''}${flat.slice(start, end).trim()}${end < flat.length ? ' ...' : ''}`;
 }
 
+type Index = MiniSearch<IndexedPage & { id: number }>;
+
+/** Bump when what is indexed or how changes (fields, tokenizer): indexes saved before are then rebuilt. */
+const SAVED_INDEX_FORMAT = 1;
+
+/** What the index was built from: the pages as indexed (so the corpus, and how its HTML was converted). */
+function fingerprint(pages: IndexedPage[]): string {
+  const hash = createHash('sha256');
+  for (const page of pages) hash.update(JSON.stringify([page.url, page.title, page.text])).update('\n');
+  return hash.digest('hex');
+}
+
+/** The saved index, when it was built from exactly these pages; null when missing, stale or unreadable (it is only a cache). */
+function loadSavedIndex(path: string, pagesFingerprint: string, options: MiniSearchOptions): Index | null {
+  if (!existsSync(path)) return null;
+  try {
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as { format?: unknown; fingerprint?: unknown; index?: unknown };
+    if (saved.format !== SAVED_INDEX_FORMAT || saved.fingerprint !== pagesFingerprint) return null;
+    return MiniSearch.loadJS(saved.index as ReturnType<Index['toJSON']>, options);
+  } catch {
+    return null;
+  }
+}
+
+function saveIndex(path: string, pagesFingerprint: string, index: Index): void {
+  // Written aside, then renamed: a server starting meanwhile never reads half a file.
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, JSON.stringify({ format: SAVED_INDEX_FORMAT, fingerprint: pagesFingerprint, index }));
+    renameSync(temporary, path);
+  } catch (error) {
+    throw new ConfigError('NGYM_CONFIG_FILE', `Cannot save the search index to ${path}: ${(error as Error).message}`, { key: 'index_fpath' });
+  }
+}
+
 export class LocalIndexBackend implements SearchBackend {
   private readonly pages: IndexedPage[];
   private readonly byUrl: Map<string, IndexedPage>;
-  private readonly index: MiniSearch<IndexedPage & { id: number }>;
+  private readonly index: Index;
+  /** Whether the index came from `indexPath` rather than being built. */
+  readonly loadedSavedIndex: boolean;
 
   constructor(private readonly options: LocalIndexOptions) {
     this.pages = readCorpus(options.corpusPath, options.maxHtmlCharacters);
     this.byUrl = new Map(this.pages.map((page) => [pageKey(page.url), page]));
-    this.index = new MiniSearch({
+    const indexOptions: MiniSearchOptions = {
       fields: ['title', 'text'],
       searchOptions: { boost: { title: 2 }, bm25: options.bm25, combineWith: 'OR' },
-    });
-    this.index.addAll(this.pages.map((page, id) => ({ ...page, id })));
+    };
+    const pagesFingerprint = options.indexPath ? fingerprint(this.pages) : '';
+    const saved = options.indexPath ? loadSavedIndex(options.indexPath, pagesFingerprint, indexOptions) : null;
+    this.loadedSavedIndex = saved !== null;
+    if (saved !== null) {
+      this.index = saved;
+    } else {
+      this.index = new MiniSearch(indexOptions);
+      this.index.addAll(this.pages.map((page, id) => ({ ...page, id })));
+      if (options.indexPath) saveIndex(options.indexPath, pagesFingerprint, this.index);
+    }
   }
 
   get size(): number {
