@@ -177,8 +177,9 @@ describe('simulated_user_agent', () => {
     expect(result.text).toContain("failed at user turn 2: its reply holds no assistant message");
   });
 
-  it('refuses rows without a usable simulated user (422 naming the field)', async () => {
-    await start({ environment: 'example_session_state_mgmt', models: { user: null }, agentConfig: { user_prompt_template: '{instructions} {persona}' } }, { policy_model: echoPolicy().definition });
+  it('refuses rows without a usable simulated user before the episode starts (422 naming the field)', async () => {
+    const policy = echoPolicy();
+    await start({ environment: 'example_session_state_mgmt', models: { user: null } }, { policy_model: policy.definition });
     const missing = await run(counterRow({}));
     expect(missing.status).toBe(422);
     expect(missing.body?.detail[0].loc).toEqual(['body', 'simulated_user']);
@@ -187,6 +188,13 @@ describe('simulated_user_agent', () => {
     expect(noModel.body?.detail[0]).toMatchObject({ loc: ['body', 'simulated_user', 'turns'] });
     const taken = await run(counterRow({ simulated_user: { turns: [] }, episode: 1 }));
     expect(taken.body?.detail[0]).toMatchObject({ loc: ['body', 'episode'] });
+    await (gym as InProcessGym).close();
+
+    await start({ environment: 'example_session_state_mgmt', agentConfig: { user_prompt_template: '{instructions} as {persona}' } }, { policy_model: policy.definition, user_model: echoPolicy().definition });
+    const noPersona = await run(counterRow({ simulated_user: { instructions: 'x' } }));
+    expect(noPersona.status).toBe(422);
+    expect(noPersona.body?.detail.map((detail: any) => detail.loc)).toEqual([['body', 'simulated_user', 'persona']]);
+    expect(policy.calls).toHaveLength(0);
   });
 
   it('refuses a user prompt template without {instructions} at start-up', async () => {

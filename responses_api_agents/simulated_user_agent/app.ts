@@ -95,7 +95,7 @@ async function run(row: RunRequest, context: Context): Promise<RawJson> {
   if ('episode' in row) {
     throw new RequestValidationError([{ type: 'extra_forbidden', loc: ['body', 'episode'], msg: 'simulated_user_agent sets `episode` itself; rename this row field', input: row.episode }]);
   }
-  const user = simulatedUserOf(row, context.config.user_model_server !== null);
+  const user = simulatedUserOf(row, context.config.user_model_server === null ? null : context.state.template, context.config.user_stop_token);
   const resourcesServer = context.config.resources_server.name;
   const cookies = context.cookies.clone();
   const seeded = raiseForStatus(refusedRow(await context.client.post(resourcesServer, '/seed_session', row, { cookies })));

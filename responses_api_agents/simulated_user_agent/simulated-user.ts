@@ -43,23 +43,31 @@ export type SimulatedUser = z.infer<typeof SimulatedUser>;
 
 const RowWithUser = z.looseObject({ simulated_user: SimulatedUser });
 
-/** The row's `simulated_user`, or a 422 naming what is missing. */
-export function simulatedUserOf(row: unknown, hasUserModel: boolean): SimulatedUser {
+/** The template's values for a model user: its string fields and the stop token. */
+function templateValues(user: SimulatedUser, stopToken: string): Record<string, string> {
+  const values: Record<string, string> = { stop_token: stopToken };
+  for (const [key, value] of Object.entries(user)) if (typeof value === 'string') values[key] = value;
+  return values;
+}
+
+const missingField = (user: SimulatedUser, field: string, msg: string) => ({ type: 'missing', loc: ['body', 'simulated_user', field], msg, input: user });
+
+/**
+ * The row's `simulated_user`, or a 422 naming what is missing, before the episode starts: a scripted user needs
+ * `turns`; a model user needs a user model (`template` is null without one) and every field its template names.
+ */
+export function simulatedUserOf(row: unknown, template: PromptTemplate | null, stopToken: string): SimulatedUser {
   const user = validateBody<{ simulated_user: SimulatedUser }>(RowWithUser, row).simulated_user;
-  if (user.turns === undefined && user.instructions === undefined) {
-    throw new RequestValidationError([
-      { type: 'missing', loc: ['body', 'simulated_user', 'instructions'], msg: 'Field required: a model user needs instructions, a scripted user turns', input: user },
-    ]);
+  if (user.turns !== undefined) return user;
+  if (template === null) {
+    throw new RequestValidationError([missingField(user, 'turns', 'Field required: this agent has no user_model_server, so the user must be scripted (simulated_user.turns)')]);
   }
-  if (user.turns === undefined && !hasUserModel) {
-    throw new RequestValidationError([
-      {
-        type: 'missing',
-        loc: ['body', 'simulated_user', 'turns'],
-        msg: 'Field required: this agent has no user_model_server, so the user must be scripted (simulated_user.turns)',
-        input: user,
-      },
-    ]);
+  const values = templateValues(user, stopToken);
+  const missing = template.fields.filter((field) => values[field] === undefined);
+  if (missing.length > 0) {
+    throw new RequestValidationError(
+      missing.map((field) => missingField(user, field, `Field required by the user prompt template ({${field}}); a scripted user gives turns instead`)),
+    );
   }
   return user;
 }
@@ -92,25 +100,13 @@ function userView(conversation: readonly ResponseItem[]): ResponseItem[] {
   return view;
 }
 
-/** Checks the template once at start-up: it must parse and name only known fields besides the row's. */
+/** Checks the template once at start-up: it must parse and use {instructions}; other fields come from the row. */
 export function userPromptTemplate(template: string): PromptTemplate {
   const parsed = new PromptTemplate(template);
   if (!parsed.fields.includes('instructions')) {
     throw new NgymError('NGYM_CONFIG_INVALID', 'user_prompt_template must use {instructions}: without it the user model never sees its goal.');
   }
   return parsed;
-}
-
-function renderPrompt(template: PromptTemplate, user: SimulatedUser, stopToken: string): string {
-  const values: Record<string, string> = { stop_token: stopToken };
-  for (const [key, value] of Object.entries(user)) if (typeof value === 'string') values[key] = value;
-  const missing = template.fields.filter((field) => values[field] === undefined);
-  if (missing.length > 0) {
-    throw new RequestValidationError(
-      missing.map((field) => ({ type: 'missing', loc: ['body', 'simulated_user', field], msg: `Field required by the user prompt template ({${field}})`, input: user })),
-    );
-  }
-  return template.format(values);
 }
 
 export interface UserModelOptions {
@@ -125,7 +121,7 @@ export interface UserModelOptions {
 
 /** One reply of the model user; its failure names the server and the turn, keeping the cause's code. */
 export async function askUserModel(user: SimulatedUser, conversation: readonly ResponseItem[], turn: number, options: UserModelOptions): Promise<UserReply> {
-  const input = [{ role: 'system', content: renderPrompt(options.template, user, options.stopToken) } as ResponseItem, ...userView(conversation)];
+  const input = [{ role: 'system', content: options.template.format(templateValues(user, options.stopToken)) } as ResponseItem, ...userView(conversation)];
   const failed = (message: string, cause?: unknown): NgymError => {
     const known = NgymError.isInstance(cause) ? cause : undefined;
     return new NgymError(known?.code ?? 'NGYM_UPSTREAM_BODY', `The simulated user's model server '${options.server}' failed at user turn ${turn}: ${message}`, {
