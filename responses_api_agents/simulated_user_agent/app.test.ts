@@ -197,6 +197,20 @@ describe('simulated_user_agent', () => {
     expect(policy.calls).toHaveLength(0);
   });
 
+  it('answers one policy turn on /v1/responses and relays /aggregate_metrics to the environment', async () => {
+    const policy = scriptedModel(({ index }) => (index === 0 ? [functionCall('increment_counter', { count: 2 }, 'c1')] : [assistantMessage('Added.')]));
+    await start({ environment: 'example_session_state_mgmt', models: { user: null } }, { policy_model: policy.definition });
+    const turn = await http.request((gym as InProcessGym).url(AGENT, '/v1/responses'), { body: { input: 'add 2' } });
+    expect(turn.status, turn.text).toBe(200);
+    expect(roles(turn.json<Record<string, any>>().output)).toEqual(['function_call', 'function_call_output', 'assistant']);
+    const metrics = await http.request((gym as InProcessGym).url(AGENT, '/aggregate_metrics'), {
+      body: { verify_responses: [0, 1].map((rollout) => ({ reward: rollout, _ng_task_index: 0, _ng_rollout_index: rollout })) },
+    });
+    // The environment computes the metrics; the agent relays its answer.
+    expect(metrics.status, metrics.text).toBe(200);
+    expect(metrics.text).toContain('reward');
+  });
+
   it('refuses a user prompt template without {instructions} at start-up', async () => {
     await expect(
       startInProcessGym({
