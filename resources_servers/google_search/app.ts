@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, describeError, defineResourcesServer, NgymError, pythonJsonDumps, SessionStore } from 'ngym';
 import * as z from 'zod';
 import { parsedOption } from './boxed-option.ts';
-import type { SearchBackend } from './search/backend.ts';
+import { QueryRefusedError, type SearchBackend } from './search/backend.ts';
 import { GOOGLE_SEARCH_URL, GoogleSearchBackend } from './search/google.ts';
 import { LocalIndexBackend } from './search/local-index.ts';
 import { htmlToPageText, truncatePageText } from './search/page-text.ts';
@@ -44,9 +44,10 @@ const config = {
 /** The messages of the backend failures of each rollout, by session. */
 type Failures = SessionStore<string[]>;
 
-function recordFailure(failures: Failures, sessionId: string, error: unknown): string {
+/** The error's message for the model; with `fail_rollout`, a backend failure is also kept to fail the rollout at verify. */
+function backendError(error: unknown, context: { sessionId: string; state: { failures: Failures }; config: { on_backend_error: string } }): string {
   const message = describeError(error);
-  failures.getOrCreate(sessionId, () => []).push(message);
+  if (context.config.on_backend_error === 'fail_rollout' && !(error instanceof QueryRefusedError)) context.state.failures.getOrCreate(context.sessionId, () => []).push(message);
   return message;
 }
 
@@ -93,28 +94,26 @@ export default defineResourcesServer({
     search: {
       description: 'Search Google for a query and return up to 10 search results.',
       parameters: z.strictObject({ query: z.string().describe('The term to search for') }),
-      handler: async ({ query }, { sessionId, state, config }) => {
+      handler: async ({ query }, context) => {
         try {
           // Upstream's tool answers `json.dumps` of Google's JSON: ASCII-only, Python's separators.
-          return { search_results: pythonJsonDumps(await state.backend.search(query)) };
+          return { search_results: pythonJsonDumps(await context.state.backend.search(query)) };
         } catch (error) {
-          const message = config.on_backend_error === 'fail_rollout' ? recordFailure(state.failures, sessionId, error) : describeError(error);
-          return { search_results: `Error: Unexpected error - ${message}` };
+          return { search_results: `Error: Unexpected error - ${backendError(error, context)}` };
         }
       },
     },
     browse: {
       description: 'Returns the cleaned content of a webpage. If the page is too long, it will be truncated to 10,000 words.',
       parameters: z.strictObject({ url: z.string().describe('The url of the page to get the content of') }),
-      handler: async ({ url }, { sessionId, state, config }) => {
+      handler: async ({ url }, context) => {
         try {
-          const page = await state.backend.fetchPage(url);
+          const page = await context.state.backend.fetchPage(url);
           if (page === null) return { page_content: 'No HTML found' };
-          const text = page.text ?? htmlToPageText(page.html ?? '', config.browse_max_page_bytes);
+          const text = page.text ?? htmlToPageText(page.html ?? '', context.config.browse_max_page_bytes);
           return { page_content: text === '' ? 'No text found' : truncatePageText(text) };
         } catch (error) {
-          const message = config.on_backend_error === 'fail_rollout' ? recordFailure(state.failures, sessionId, error) : describeError(error);
-          return { page_content: `Error: Unexpected error = ${message}` };
+          return { page_content: `Error: Unexpected error = ${backendError(error, context)}` };
         }
       },
     },

@@ -5,8 +5,13 @@
  * A backend that cannot answer (Google down, over quota, timed out) throws an `UpstreamError`: the tool
  * then tells the model as upstream does, and the rollout is recorded as failed instead of being scored.
  * A page that does not exist is not a failure: `fetchPage` answers null and the model reads upstream's
- * "No HTML found".
+ * "No HTML found"; nor is a query the backend refuses (`QueryRefusedError`).
  */
+/** The backend refused the query itself (Google's HTTP 400: an empty or malformed query): the model's mistake, told to it, not a failure. */
+export class QueryRefusedError extends Error {
+  override name = 'QueryRefusedError';
+}
+
 export interface Page {
   /** The page's HTML, converted to text by `browse`. */
   html?: string;

@@ -188,6 +188,14 @@ describe('google_search: search backend down during a rollout', () => {
     expect(readJsonlRows(join(dir, 'out_failures.jsonl'))[0]?.error).toMatch(/not scored: Google search: Could not reach http:\/\/127\.0\.0\.1:\d+\/customsearch\/v1\?key=<google_api_key>/);
   });
 
+  it('scores a rollout whose query Google refused (HTTP 400): the model sent it', async () => {
+    handler = json(400, JSON.stringify({ error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } }));
+    const { summary, dir, calls } = await collect({});
+    expect(toolOutputs(calls.at(-1)?.input ?? [])).toEqual(['{"search_results": "Error: Unexpected error - Google search answered HTTP 400: Request contains an invalid argument."}']);
+    expect(summary.failed).toBe(0);
+    expect(readJsonlRows(join(dir, 'out.jsonl'))).toMatchObject([{ reward: 1, parsed_option: 'C' }]);
+  });
+
   it("scores it as upstream with on_backend_error: tell_model, and scores a rollout whose searches worked", async () => {
     handler = json(503, '{}');
     const told = await collect({ on_backend_error: 'tell_model' });

@@ -5,7 +5,7 @@
  */
 import { Agent, interceptors, request as undiciRequest } from 'undici';
 import { NgymError, pythonJsonLoadsWithFloats, sharedHttpClient, UpstreamError } from 'ngym';
-import type { Page, SearchBackend } from './backend.ts';
+import { type Page, QueryRefusedError, type SearchBackend } from './backend.ts';
 
 export const GOOGLE_SEARCH_URL = 'https://www.googleapis.com/customsearch/v1';
 
@@ -60,6 +60,7 @@ export class GoogleSearchBackend implements SearchBackend {
       if (!NgymError.isInstance(error)) throw error;
       throw new UpstreamError(error.code, `Google search: ${this.redact(error.message)}`, { url: endpoint, retryable: error.retryable });
     }
+    if (response.status === 400) throw new QueryRefusedError(`Google search answered HTTP 400: ${this.redact(googleErrorMessage(response.text))}`);
     if (!response.ok) {
       throw new UpstreamError('NGYM_UPSTREAM_STATUS', `Google search answered HTTP ${response.status}: ${this.redact(googleErrorMessage(response.text))}`, {
         url: endpoint,
