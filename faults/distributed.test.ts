@@ -7,6 +7,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -139,6 +141,21 @@ describe.skipIf(!REDIS_AVAILABLE)('distributed collection (redis-server, ngym wo
     const sorted = (path: string) => jsonlRows(path).map(record).sort((a, b) => Number(a[0]) - Number(b[0]));
     expect(sorted(work.failures)).toEqual(sorted(join(work.dir, 'local_failures.jsonl')));
     expect(sorted(work.failures).every((row) => row[2] === 'server_error' && row[4] === 3)).toBe(true);
+  });
+
+  it('a collector with no head server of its own goes on, the workers reaching theirs', async () => {
+    const work = await startAll(5);
+    await startWorker();
+    // A port that was free a moment ago: nothing answers there.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const result = await startCollect(gym as GymProcess, work, distributed([`++head_server={host: 127.0.0.1, port: ${port}}`])).exited;
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stderr).toContain(`Could not connect to the head server at http://127.0.0.1:${port}`);
+    expect(result.stderr).toContain('Going on without it');
+    expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
   });
 
   it('a worker SIGKILLed mid-job: its jobs stall, another worker runs them, no row twice', async () => {
