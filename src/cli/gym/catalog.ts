@@ -31,15 +31,18 @@ const FOLDERS: Record<Exclude<ComponentType, 'benchmarks' | 'environments'>, str
 };
 
 /** The description, domain and datasets declared by the servers of a config file (the resources server's first). */
-function describe(configFile: string, cwd: string): Pick<Component, 'description' | 'domain' | 'datasets'> {
-  const servers: { instance: string; serverType: string; inner: ConfigDict }[] = [];
+/** A config file with the files it includes (an environment package includes its servers' config); its own keys win. */
+export function readWithIncludes(configFile: string, cwd = process.cwd()): ConfigDict {
   const own = readYamlConfig(configFile);
-  // An environment package includes its servers' config (config_paths) rather than copying it; its own keys win.
   const included = (Array.isArray(own.config_paths) ? own.config_paths : [])
     .map((path) => defaultSearchRoots(cwd).map((root) => resolve(root, String(path))).find(existsSync))
     .filter((path): path is string => path !== undefined);
-  const dict: ConfigDict = Object.assign({}, ...included.map((path) => readYamlConfig(path)), own);
-  for (const [instance, entry] of Object.entries(dict)) {
+  return Object.assign({}, ...included.map((path) => readYamlConfig(path)), own) as ConfigDict;
+}
+
+function describe(configFile: string, cwd: string): Pick<Component, 'description' | 'domain' | 'datasets'> {
+  const servers: { instance: string; serverType: string; inner: ConfigDict }[] = [];
+  for (const [instance, entry] of Object.entries(readWithIncludes(configFile, cwd))) {
     if (!isDict(entry)) continue;
     for (const [serverType, impls] of Object.entries(entry)) {
       if (isDict(impls)) for (const inner of Object.values(impls)) if (isDict(inner)) servers.push({ instance, serverType, inner });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { sharedHttpClient } from '../../client/http-client.ts';
 import { formatHost, loadGlobalConfig } from '../../config/global-config.ts';
-import { findServerDirectory } from '../../config/server-instances.ts';
+import { isDict } from '../../config/tree.ts';
 import { NgymError } from '../../errors.ts';
 import { authorizationHeader, AUTH_TOKEN_KEY, authTokenOf } from '../../server/auth.ts';
 import type { ServerInstanceInfo } from '../../server/head-server.ts';
@@ -16,6 +16,7 @@ import { locateAndValidate } from '../../server/launcher.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { readParameters } from '../command.ts';
 import { testCommand } from '../commands/test.ts';
+import { readWithIncludes } from './catalog.ts';
 import { assetConfigPath } from './flags.ts';
 
 const write = (text: string) => process.stdout.write(text);
@@ -87,14 +88,15 @@ export async function serverPackages(args: string[]): Promise<number> {
 
 /** `gym env test <environment>`: `ngym test` for every resources server an environment package runs. */
 export async function testEnvironment(name: string, args: string[]): Promise<number> {
-  const globalConfig = loadGlobalConfig({ overrides: [`+config_paths=[${assetConfigPath('environment', name)}]`, ...args], envYamlPath: null });
-  const folders = [...new Set(globalConfig.servers.filter((instance) => instance.serverType === 'resources_servers').map((instance) => findServerDirectory(instance, globalConfig.searchRoots)))];
+  // The package's servers as written (no model is configured to test them, so references stay unchecked).
+  const entries = Object.values(readWithIncludes(assetConfigPath('environment', name))).filter(isDict);
+  const impls = new Set(entries.flatMap((entry) => (isDict(entry.resources_servers) ? Object.keys(entry.resources_servers) : [])));
+  if (impls.size === 0) throw new NgymError('NGYM_USAGE', `Environment '${name}' has no resources server to test.`);
   let code = 0;
-  for (const folder of folders) {
-    if (folder === undefined) continue;
-    const entrypoint = `resources_servers/${folder.split('/').at(-1)}`;
+  for (const impl of impls) {
+    const entrypoint = `resources_servers/${impl}`;
     write(`=== ${name}: ${entrypoint} ===\n`);
-    const result = await testCommand.run([`+entrypoint=${entrypoint}`]);
+    const result = await testCommand.run([`+entrypoint=${entrypoint}`, ...args]);
     if (result !== 0) code = result;
   }
   return code;

@@ -43,20 +43,24 @@ function optionKey(flags: string): string {
   return long.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-/** Every override the given options stand for, `+config_paths` merged into one list (upstream does the same). */
+/** Every override the given options stand for. */
 export function overridesOf(specs: readonly FlagSpec[], options: Options): string[] {
-  const configPaths: string[] = [];
-  const out: string[] = [];
-  for (const spec of specs) {
+  return specs.flatMap((spec) => {
     const value = options[optionKey(spec.flags)];
-    if (value === undefined || spec.toOverrides === undefined) continue;
-    for (const override of (spec.toOverrides as (value: unknown) => string[])(value)) {
-      const paths = /^\+config_paths=\[(.*)\]$/.exec(override)?.[1];
-      if (paths === undefined) out.push(override);
-      else configPaths.push(...paths.split(',').filter((path) => path !== ''));
-    }
+    return value === undefined || spec.toOverrides === undefined ? [] : (spec.toOverrides as (value: unknown) => string[])(value);
+  });
+}
+
+/** The `+config_paths=[...]` tokens merged into one list, first, in order (upstream does the same). */
+export function mergeConfigPaths(overrides: readonly string[]): string[] {
+  const configPaths: string[] = [];
+  const rest: string[] = [];
+  for (const override of overrides) {
+    const paths = /^\+config_paths=\[(.*)\]$/.exec(override)?.[1];
+    if (paths === undefined) rest.push(override);
+    else configPaths.push(...paths.split(',').filter((path) => path !== ''));
   }
-  return configPaths.length > 0 ? [`+config_paths=[${configPaths.join(',')}]`, ...out] : out;
+  return configPaths.length > 0 ? [`+config_paths=[${configPaths.join(',')}]`, ...rest] : rest;
 }
 
 /** Where each named asset's config lives, as upstream: `name` or `name/flavor`. */

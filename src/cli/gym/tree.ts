@@ -25,6 +25,7 @@ import {
   ENVIRONMENT,
   type FlagSpec,
   JSON_OUTPUT,
+  mergeConfigPaths,
   MODEL_FLAGS,
   MODEL_TYPE,
   overridesOf,
@@ -202,7 +203,7 @@ const LEAVES: Leaf[] = [
     run: async ({ words, overrides, options }) => {
       noBenchmarks(options);
       const named = words[0] === undefined ? [] : overridesOf([ENVIRONMENT], { environment: [words[0]] });
-      return validateServers([...named, ...overrides]);
+      return validateServers(mergeConfigPaths([...named, ...overrides]));
     },
   },
   {
@@ -373,7 +374,7 @@ function addLeaf(parent: Command, name: string, leaf: Leaf, setExit: (code: numb
     const words = args.filter((arg) => !arg.startsWith('+'));
     const translated = overridesOf(leaf.flags, options);
     if (options.verbose === true) process.env.NGYM_LOG_LEVEL = 'debug';
-    setExit(await leaf.run({ overrides: [...translated, ...args.filter((arg) => arg.startsWith('+'))], words, options }));
+    setExit(await leaf.run({ overrides: mergeConfigPaths([...translated, ...args.filter((arg) => arg.startsWith('+'))]), words, options }));
   });
 }
 
