@@ -27,6 +27,8 @@ const config = {
   google_cx: z.string().nullish(),
   google_search_url: z.url().default(GOOGLE_SEARCH_URL),
   search_timeout_seconds: z.number().positive().default(10),
+  /** Retries of a search Google answers 429 or 5xx (a short backoff), before it counts as a backend failure. */
+  search_retries: z.number().int().min(0).default(2),
   browse_timeout_seconds: z.number().positive().default(30),
   /** Pages (and a corpus page's HTML) beyond this size are not read; trafilatura's own limit is 20 MB. */
   browse_max_page_bytes: z.number().int().positive().default(20_000_000),
@@ -67,6 +69,7 @@ export default defineResourcesServer({
         cx: config.google_cx as string,
         endpoint: config.google_search_url,
         timeoutMs: config.search_timeout_seconds * 1000,
+        retries: config.search_retries,
         maxPageBytes: config.browse_max_page_bytes,
         pageTimeoutMs: config.browse_timeout_seconds * 1000,
       });

@@ -97,6 +97,17 @@ describe('google_search on Google Custom Search (stand-in)', () => {
     expect(Object.fromEntries(sent.searchParams)).toEqual({ key: API_KEY, cx: CX, q: 'café & tea' });
   });
 
+  it('retries a 429 or 5xx search_retries times before it counts', async () => {
+    let count = 0;
+    handler = (request, response) => (++count <= 2 ? json(503, '{}') : json(200, '{"kind": "customsearch#search"}'))(request, response);
+    expect(await tool(gym, 'search', { query: 'x' })).toBe('{"kind": "customsearch#search"}');
+    expect(count).toBe(3);
+    count = 0;
+    handler = (request, response) => void (++count, json(500, '{}')(request, response));
+    expect(await tool(gym, 'search', { query: 'x' })).toBe('Error: Unexpected error - Google search answered HTTP 500: {}');
+    expect(count).toBe(3);
+  });
+
   it('tells the model about quota, server and body errors, without the API key', async () => {
     handler = json(429, QUOTA_ERROR);
     const quota = await tool(gym, 'search', { query: 'x' });

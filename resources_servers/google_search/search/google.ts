@@ -4,7 +4,7 @@
  * message: upstream's errors print the request URL, key included, into the model's context.
  */
 import { Agent, interceptors, request as undiciRequest } from 'undici';
-import { NgymError, pythonJsonLoadsWithFloats, sharedHttpClient, UpstreamError } from 'ngym';
+import { NgymError, pythonJsonLoadsWithFloats, RETRY_STATUSES, sharedHttpClient, UpstreamError } from 'ngym';
 import { type Page, QueryRefusedError, type SearchBackend } from './backend.ts';
 
 export const GOOGLE_SEARCH_URL = 'https://www.googleapis.com/customsearch/v1';
@@ -16,6 +16,8 @@ export interface GoogleBackendOptions {
   endpoint: string;
   /** Upstream waits 10 s for Google. */
   timeoutMs: number;
+  /** Retries, with backoff, of a search Google answered 429 or 5xx (upstream makes none). */
+  retries: number;
   /** A page larger than this is not read ("No HTML found", as trafilatura's size limit). */
   maxPageBytes: number;
   pageTimeoutMs: number;
@@ -55,7 +57,7 @@ export class GoogleSearchBackend implements SearchBackend {
     const url = `${endpoint}?${new URLSearchParams({ key: apiKey, cx, q: query })}`;
     let response;
     try {
-      response = await sharedHttpClient().request(url, { method: 'GET', timeoutMs, connectionRetries: 1 });
+      response = await sharedHttpClient().request(url, { method: 'GET', timeoutMs, connectionRetries: 1, retryStatuses: RETRY_STATUSES, statusRetries: this.options.retries });
     } catch (error) {
       if (!NgymError.isInstance(error)) throw error;
       throw new UpstreamError(error.code, `Google search: ${this.redact(error.message)}`, { url: endpoint, retryable: error.retryable });
