@@ -4,7 +4,7 @@
  * mainGym is what `npx gym` and `npx ng` run (bin/ngym.js picks it by the name it is invoked as).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
@@ -133,5 +133,12 @@ describe('gym list and gym search', () => {
     expect(out).toMatch(/^replay_model\b/m);
     expect(await mainGym(['search'])).toBe(1);
     expect(err).toContain('gym search needs a query');
+  });
+});
+
+describe('docs/cli.md', () => {
+  it('maps every upstream command to ngym in its table, as the tree does', () => {
+    const docs = readFileSync(join(PACKAGE_ROOT, 'docs', 'cli.md'), 'utf8');
+    for (const row of commandMapping()) expect(docs).toContain(`| \`${row.gym}\` | ${row.ngym} |`);
   });
 });

@@ -96,7 +96,7 @@ function listLeaf(type: ComponentType): Leaf {
     summary: environments ? 'List or inspect the environment and benchmark catalog.' : `List or inspect available ${type}.`,
     positionals: '[name]',
     flags: [...(environments ? [ownFlag('--domain <domain>', 'Only environments of this domain (math, agent, coding, ...).'), ...CATALOG_FACETS] : []), JSON_OUTPUT, SEARCH_DIR],
-    ngym: `(new) lists ${type === 'benchmarks' ? 'nothing: ngym ships no benchmarks' : type}`,
+    ngym: type === 'benchmarks' ? 'new: says ngym ships no benchmarks' : `new: the ${type} in the working directory and the ngym package`,
     run: async ({ words, options }) => {
       const facet = ['modality', 'licensing', 'status', 'lifecycle'].find((key) => options[key] !== undefined);
       if (facet !== undefined) throw new NgymError('NGYM_USAGE', `--${facet}: ngym's environments do not record it; filter with --domain or \`gym search\`.`);
@@ -113,7 +113,7 @@ const LEAVES: Leaf[] = [
     summary: 'Search a component type (default environments) by name; like `list` filtered to a query.',
     positionals: '[type] <query>',
     flags: [JSON_OUTPUT, SEARCH_DIR],
-    ngym: '(new) filters `gym list` by name, description and domain',
+    ngym: 'new: `gym list` filtered by name, description and domain',
     run: async ({ words, options }) => {
       const [first, second] = words;
       if (first === undefined) throw new NgymError('NGYM_USAGE', `gym search needs a query: gym search [${COMPONENT_TYPES.join('|')}] <query>.`);
@@ -126,7 +126,7 @@ const LEAVES: Leaf[] = [
     path: 'dataset upload',
     summary: 'Upload a prepared dataset to HF (default) or GitLab.',
     flags: [ownFlag('--storage <backend>', 'Storage backend (default: hf).', ['hf', 'gitlab']), ownFlag('-i, --input <path>', 'Dataset JSONL.'), ownFlag('--name <name>', 'Dataset name.'), ownFlag('--revision <rev>', 'Revision.'), ownFlag('--split <split>', 'Split.'), ownFlag('--create-pr', 'Open a pull request.')],
-    ngym: 'not available (clear error)',
+    ngym: 'not available: answers with an error saying why',
     run: unavailable("gym dataset upload publishes to NVIDIA's dataset registries; ngym does not upload datasets. Push the JSONL with the Hugging Face CLI (`huggingface-cli upload <repo> <file> --repo-type dataset`)."),
   },
   {
@@ -142,32 +142,32 @@ const LEAVES: Leaf[] = [
       valueFlag('--output-dir <dir>', 'output_dirpath', 'Directory for the file (named after the artifact or split).'),
       valueFlag('--split <split>', 'split', 'Download the JSONL files of this split instead of one artifact.'),
     ],
-    ngym: '(new) Hugging Face download, as prepare-data does',
+    ngym: 'new: a file or split from the Hugging Face Hub (`--storage gitlab`: error)',
     run: async (invocation) => {
       if (invocation.options.storage === 'gitlab') throw new NgymError('NGYM_USAGE', `--storage gitlab ${GITLAB}`);
       return downloadDataset(invocation.overrides);
     },
   },
-  { path: 'dataset rm', summary: 'Delete a dataset from GitLab.', flags: [ownFlag('--name <name>', 'Dataset name.')], ngym: 'not available (clear error)', run: unavailable(`gym dataset rm ${GITLAB}`) },
+  { path: 'dataset rm', summary: 'Delete a dataset from GitLab.', flags: [ownFlag('--name <name>', 'Dataset name.')], ngym: 'not available: answers with an error saying why', run: unavailable(`gym dataset rm ${GITLAB}`) },
   {
     path: 'dataset migrate',
     summary: 'Transfer a dataset from GitLab to HF.',
     flags: [ownFlag('-i, --input <path>', 'Dataset JSONL.'), ownFlag('--name <name>', 'Dataset name.'), ownFlag('--revision <rev>', 'Revision.'), ownFlag('--split <split>', 'Split.'), ownFlag('--create-pr', 'Open a pull request.')],
-    ngym: 'not available (clear error)',
+    ngym: 'not available: answers with an error saying why',
     run: unavailable(`gym dataset migrate ${GITLAB}`),
   },
   {
     path: 'dataset render',
     summary: 'Generate a dataset preview.',
     flags: [valueFlag('-i, --input <path>', 'input_jsonl_fpath', 'Raw JSONL (rows without responses_create_params.input).'), valueFlag('--prompt-config <path>', 'prompt_config', 'Prompt YAML: `user:` (and optional `system:`) templates with {field} placeholders.'), valueFlag('-o, --output <path>', 'output_jsonl_fpath', 'Materialized JSONL.'), SEARCH_DIR],
-    ngym: '(new) applies a prompt YAML to raw rows',
+    ngym: 'new: applies a prompt YAML (`user`, `system`) to raw rows',
     run: async ({ overrides }) => renderDataset(overrides),
   },
   {
     path: 'dataset collate',
     summary: 'Validate and collate the dataset.',
     flags: [CONFIG, RESOURCES_SERVER_CONFIG, MODEL_TYPE, SEARCH_DIR, valueFlag('--mode <mode>', 'mode', 'train_preparation or example_validation.', ['train_preparation', 'example_validation']), valueFlag('--output-dir <dir>', 'output_dirpath', 'Where the collated files go.'), boolFlag('--download', 'should_download', 'Download missing datasets from Hugging Face.')],
-    ngym: 'prepare-data (ng_prepare_data)',
+    ngym: '`ngym prepare-data` (`ng_prepare_data`)',
     run: delegate(prepareDataCommand),
   },
   {
@@ -183,7 +183,7 @@ const LEAVES: Leaf[] = [
       ownFlag('--higher-is-better', 'Accepted (rewards are higher-is-better).'),
       ownFlag('--lower-is-better', 'Not supported by ngym.'),
     ],
-    ngym: 'init (ng_init_resources_server)',
+    ngym: '`ngym init` (`ng_init_resources_server`)',
     run: async (invocation) => {
       const { options } = invocation;
       const refused = ['environment', 'benchmark', 'reuseVerifier', 'rewardRange', 'lowerIsBetter'].find((key) => options[key] !== undefined);
@@ -193,13 +193,13 @@ const LEAVES: Leaf[] = [
       return initCommand.run(invocation.overrides);
     },
   },
-  { path: 'env resolve', summary: 'Resolve the final config from configs, flags, and overrides.', flags: [...SERVER_SELECTION, ...MODEL_FLAGS], ngym: 'dump-config (ng_dump_config)', run: delegate(dumpConfigCommand) },
+  { path: 'env resolve', summary: 'Resolve the final config from configs, flags, and overrides.', flags: [...SERVER_SELECTION, ...MODEL_FLAGS], ngym: '`ngym dump-config` (`ng_dump_config`)', run: delegate(dumpConfigCommand) },
   {
     path: 'env validate',
     summary: 'Validate a manifest-backed workload or config without starting services.',
     positionals: '[name]',
     flags: [...SERVER_SELECTION, ...MODEL_FLAGS, JSON_OUTPUT, ownFlag('--kind <kind>', 'environment (ngym has no benchmarks).', ['environment', 'benchmark']), ownFlag('--manifest <path>', 'Not used by ngym.'), ownFlag('--sync', 'Not used by ngym.'), ownFlag('--strict', 'Accepted (ngym always validates strictly).')],
-    ngym: '(new) composes the config and checks every server, as run does before starting',
+    ngym: 'new: composes the config and checks every server, as `ngym run` does before starting',
     run: async ({ words, overrides, options }) => {
       noBenchmarks(options);
       const named = words[0] === undefined ? [] : overridesOf([ENVIRONMENT], { environment: [words[0]] });
@@ -210,7 +210,7 @@ const LEAVES: Leaf[] = [
     path: 'env packages',
     summary: 'Print pip packages for the selected resources server.',
     flags: [RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--outdated', 'Not supported by ngym.'), JSON_OUTPUT],
-    ngym: '(new) prints the npm packages the server imports',
+    ngym: 'new: the npm packages the server\'s code imports',
     run: async ({ overrides }) => serverPackages(overrides),
   },
   {
@@ -218,19 +218,19 @@ const LEAVES: Leaf[] = [
     summary: 'Test a manifest-backed workload or resources server.',
     positionals: '[name]',
     flags: [ownFlag('--kind <kind>', 'environment (ngym has no benchmarks).', ['environment', 'benchmark']), ownFlag('--update-expected', 'Not supported by ngym.'), JSON_OUTPUT, RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--all', 'Test every server folder (ngym test-all).')],
-    ngym: 'test (ng_test); --all: test-all; <name>: test of the environment package\'s resources servers',
+    ngym: '`ngym test` (`ng_test`); with `--all` `ngym test-all`; with an environment name, `ngym test` of its resources servers',
     run: async ({ words, overrides, options }) => {
       if (options.all === true) return testAllCommand.run(overrides);
       if (words[0] !== undefined) return testEnvironment(words[0], overrides.filter((override) => !override.startsWith('+entrypoint=')));
       return testCommand.run(overrides);
     },
   },
-  { path: 'env publish', summary: 'Run local publication checks and confirm catalog discovery.', positionals: '[name]', flags: [ownFlag('--kind <kind>', 'Workload kind.', ['environment', 'benchmark']), JSON_OUTPUT, SEARCH_DIR], ngym: 'not available (clear error)', run: unavailable("gym env publish checks an environment for NVIDIA's published catalog; ngym has no catalog to publish to. `gym env validate` and `gym env test` run the local checks.") },
+  { path: 'env publish', summary: 'Run local publication checks and confirm catalog discovery.', positionals: '[name]', flags: [ownFlag('--kind <kind>', 'Workload kind.', ['environment', 'benchmark']), JSON_OUTPUT, SEARCH_DIR], ngym: 'not available: answers with an error saying why', run: unavailable("gym env publish checks an environment for NVIDIA's published catalog; ngym has no catalog to publish to. `gym env validate` and `gym env test` run the local checks.") },
   {
     path: 'env start',
     summary: 'Start the servers.',
     flags: [...SERVER_SELECTION, ...MODEL_FLAGS],
-    ngym: 'run (ng_run)',
+    ngym: '`ngym run` (`ng_run`)',
     run: async (invocation) => {
       noBenchmarks(invocation.options);
       return runCommand.run(invocation.overrides);
@@ -240,19 +240,19 @@ const LEAVES: Leaf[] = [
     path: 'env prefetch',
     summary: 'Pre-warm per-server venvs without starting servers.',
     flags: SERVER_SELECTION,
-    ngym: '(new) loads and checks every server; ngym servers share its node_modules, so there is nothing to install',
+    ngym: 'new: loads and checks every server (nothing to install: servers share ngym\'s node_modules)',
     run: async ({ overrides, options }) => {
       noBenchmarks(options);
       return validateServers(overrides, 'loaded (nothing to install: ngym servers share its node_modules)');
     },
   },
-  { path: 'env status', summary: 'Print the server status.', flags: [JSON_OUTPUT], ngym: '(new) asks the head server and every server', run: async ({ overrides }) => serverStatus(overrides) },
-  { path: 'env schema', summary: "Print a resources server's task-data schema as JSON Schema.", flags: [RESOURCES_SERVER_FOLDER, SEARCH_DIR], ngym: 'not available (clear error)', run: unavailable('gym env schema needs a task_data.py schema; ngym servers declare their verify request in app.ts (see docs/environments/authoring.md).') },
+  { path: 'env status', summary: 'Print the server status.', flags: [JSON_OUTPUT], ngym: 'new: asks the head server for the servers, then each server', run: async ({ overrides }) => serverStatus(overrides) },
+  { path: 'env schema', summary: "Print a resources server's task-data schema as JSON Schema.", flags: [RESOURCES_SERVER_FOLDER, SEARCH_DIR], ngym: 'not available: answers with an error saying why', run: unavailable('gym env schema needs a task_data.py schema; ngym servers declare their verify request in app.ts (see docs/environments/authoring.md).') },
   {
     path: 'eval prepare',
     summary: 'Prepare benchmark data and dump it to disk.',
     flags: [CONFIG, ownFlag('--benchmark <name>', 'Benchmark (ngym ships none).'), SEARCH_DIR],
-    ngym: 'prepare-data (ng_prepare_data)',
+    ngym: '`ngym prepare-data` (`ng_prepare_data`)',
     run: async (invocation) => {
       noBenchmarks(invocation.options);
       return prepareDataCommand.run(invocation.overrides);
@@ -283,7 +283,7 @@ const LEAVES: Leaf[] = [
       ownFlag('--health-check-workers <n>', 'Accepted, unused.'),
       ownFlag('--health-check-ignore <checks>', 'Accepted, unused.'),
     ],
-    ngym: 'run + collect (ng_collect_rollouts); --no-serve: collect',
+    ngym: '`ngym run`, then `ngym collect` (`ng_collect_rollouts`); with `--no-serve` only `ngym collect`',
     run: async ({ overrides, options }) => {
       noBenchmarks(options);
       if (options.promptConfig !== undefined || options.split !== undefined) throw new NgymError('NGYM_USAGE', 'gym eval run in ngym takes --input <jsonl> (render prompts first with `gym dataset render`).');
@@ -294,7 +294,7 @@ const LEAVES: Leaf[] = [
     path: 'eval aggregate',
     summary: 'Aggregate sharded rollout results.',
     flags: [CONFIG, valueFlag('-i, --input-glob <glob>', 'input_glob', 'Rollout shards, e.g. "results/rollouts-*.jsonl".'), valueFlag('-o, --output <path>', 'output_jsonl_fpath', 'Merged rollouts JSONL.'), ownFlag('--no-health-check', 'Accepted.'), ownFlag('--health-check-workers <n>', 'Accepted, unused.'), ownFlag('--health-check-ignore <checks>', 'Accepted, unused.')],
-    ngym: '(new) merges shards, writes metrics and reward profiles',
+    ngym: 'new: merges shards in task order, writes `ngym collect`\'s metrics and reward profiles',
     run: async ({ overrides }) => aggregateRollouts(overrides),
   },
   {
@@ -318,7 +318,7 @@ const LEAVES: Leaf[] = [
       ownFlag('--append', 'Not supported.'),
       valueFlag('-a, --agent <name>', 'agent_name', 'Agent for rollouts without agent_ref (ngym addition).'),
     ],
-    ngym: '(new) seeds, replays tool calls and re-verifies through a running gym',
+    ngym: 'new: through a running gym, seeds each rollout\'s session, replays its tool calls and verifies again',
     run: async ({ overrides, options }) => {
       const refused = ['atifManifest', 'resume', 'judgeFailedOnly', 'append'].find((key) => options[key] !== undefined);
       if (refused !== undefined || options.inputFormat === 'atif') throw new NgymError('NGYM_USAGE', `gym eval reverify in ngym re-verifies Gym rollouts (--rollouts, --output, --overwrite); --${refused ?? 'input-format atif'} is not supported.`);
@@ -329,18 +329,18 @@ const LEAVES: Leaf[] = [
     path: 'eval profile',
     summary: 'Compute a reward profile from rollouts.',
     flags: [valueFlag('--inputs <path>', 'materialized_inputs_jsonl_fpath', 'Materialized inputs JSONL (optional in ngym).'), valueFlag('--rollouts <path>', 'rollouts_jsonl_fpath', 'Rollouts JSONL.')],
-    ngym: '(new) upstream\'s reward profile per agent',
+    ngym: 'new: upstream\'s reward profile (`/aggregate_metrics` default) per agent',
     run: async ({ overrides }) => profileRollouts(overrides),
   },
   {
     path: 'eval submit',
     summary: 'Submit a job.',
     flags: [ownFlag('-c, --config <path>', 'Submit config YAML file.'), ownFlag('--dry-run', 'Print generated job scripts.'), ownFlag('--resolve-only', 'Resolve the submit config only.'), ownFlag('--json', 'JSON output.')],
-    ngym: 'not available (clear error)',
-    run: unavailable("gym eval submit sends jobs to NVIDIA's cluster scheduler; ngym runs evaluations locally (`gym eval run`) or on your machines with BullMQ workers (docs/scaling.md)."),
+    ngym: 'not available: answers with an error saying why',
+    run: unavailable("gym eval submit sends jobs to NVIDIA's cluster scheduler; ngym runs evaluations locally (`gym eval run`) or on your machines with `ngym worker` processes (docs/distributed.md)."),
   },
-  { path: 'eval health-check', summary: 'Verify rollout quality for an existing run directory.', positionals: '<run_dir>', flags: [ownFlag('--rollouts-file <path>', 'Rollouts file.'), ownFlag('--workers <n>', 'Workers.'), ownFlag('--ignore-checks, --ignore <checks>', 'Checks to skip.'), JSON_OUTPUT], ngym: 'not available (clear error)', run: unavailable('gym eval health-check is not in ngym; `ngym view +jsonl_fpath=...` shows a run, and collect records every failure in <output>_failures.jsonl.') },
-  { path: 'eval export', summary: 'Export supported Gym trajectories as ATIF.', flags: [ownFlag('--format <format>', 'atif.'), ownFlag('--rollouts <path>', 'Rollouts.'), ownFlag('--output-dir <dir>', 'Output.'), ownFlag('--session-id <id>', 'Session id.'), ownFlag('--agent-version <version>', 'Agent version.')], ngym: 'not available (clear error)', run: unavailable('gym eval export (ATIF) is not in ngym.') },
+  { path: 'eval health-check', summary: 'Verify rollout quality for an existing run directory.', positionals: '<run_dir>', flags: [ownFlag('--rollouts-file <path>', 'Rollouts file.'), ownFlag('--workers <n>', 'Workers.'), ownFlag('--ignore-checks, --ignore <checks>', 'Checks to skip.'), JSON_OUTPUT], ngym: 'not available: answers with an error saying why', run: unavailable('gym eval health-check is not in ngym; `ngym view +jsonl_fpath=...` shows a run, and collect records every failure in <output>_failures.jsonl.') },
+  { path: 'eval export', summary: 'Export supported Gym trajectories as ATIF.', flags: [ownFlag('--format <format>', 'atif.'), ownFlag('--rollouts <path>', 'Rollouts.'), ownFlag('--output-dir <dir>', 'Output.'), ownFlag('--session-id <id>', 'Session id.'), ownFlag('--agent-version <version>', 'Agent version.')], ngym: 'not available: answers with an error saying why', run: unavailable('gym eval export (ATIF) is not in ngym.') },
   { path: 'eval compare', summary: 'Compare a baseline eval run against candidate runs.', flags: [
       ownFlag('--baseline <path>', 'Baseline rollouts.'),
       ownFlag('--candidates <paths>', 'Candidate rollouts.'),
@@ -351,8 +351,8 @@ const LEAVES: Leaf[] = [
       ownFlag('--candidate-agents <names>', 'Candidate agents.'),
       ownFlag('-o, --output-dir <dir>', 'Report directory.'),
       ownFlag('--report-format <format>', 'md, json or both.', ['md', 'json', 'both']),
-    ], ngym: 'not available (clear error)', run: unavailable('gym eval compare is not in ngym; compare the <output>_metrics.json files of the runs.') },
-  { path: 'dev test', summary: "Run NeMo Gym's unit tests.", flags: [], ngym: 'test-all (ng_test_all)', run: delegate(testAllCommand) },
+    ], ngym: 'not available: answers with an error saying why', run: unavailable('gym eval compare is not in ngym; compare the <output>_metrics.json files of the runs.') },
+  { path: 'dev test', summary: "Run NeMo Gym's unit tests.", flags: [], ngym: '`ngym test-all` (`ng_test_all`)', run: delegate(testAllCommand) },
 ];
 
 /** The tree as (upstream command, ngym command) rows, for docs/cli.md and its test. */
