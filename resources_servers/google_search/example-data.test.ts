@@ -62,5 +62,6 @@ describe('google_search example data', () => {
     } finally {
       expect((await gym.stop()).code).toBe(0);
     }
-  });
+    // Child processes start several servers each: slow on a busy 2-core CI machine.
+  }, 180_000);
 });
