@@ -48,6 +48,7 @@ function overview(): string {
     '',
     'Run `ngym <command> --help` for a command\'s parameters.',
     `Upstream-style aliases: ${aliasNames().join(', ')} (they accept +h=true for help).`,
+    "Upstream 0.7's command tree: `gym <group> <command>` (alias `ng`); `gym --help` lists it.",
   ].join('\n');
 }
 
