@@ -4,7 +4,7 @@
  * and `ng_collect_rollouts` with the old agent names. replay_model answers from recordings, so no LLM is needed.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,12 @@ const COUNTER = 'resources_servers/example_stateful_counter/configs/stateful_cou
 const PYTHON = join(PACKAGE_ROOT, '.venv', 'bin', 'python');
 
 const dir = mkdtempSync(join(tmpdir(), 'ngym-quickstart-'));
+/** The upstream script names, linked as npm links them. */
+const bin = (name: string) => {
+  const link = join(dir, name);
+  if (!existsSync(link)) symlinkSync(join(PACKAGE_ROOT, 'bin', 'ngym.js'), link);
+  return link;
+};
 let gym: GymProcess;
 
 beforeAll(async () => {
@@ -30,10 +36,10 @@ beforeAll(async () => {
   ];
   writeFileSync(recording, `${JSON.stringify({ responses_create_params: quickstartRequest('going out in sf tn'), response: modelResponse(output as never) })}\n`);
   const recordings = [recording, 'resources_servers/example_single_tool_call/data/example_rollouts.jsonl', 'resources_servers/example_session_state_mgmt/data/example_rollouts.jsonl'];
-  gym = await startGymProcess([
-    `+config_paths=[${WEATHER},${COUNTER},responses_api_models/replay_model/configs/replay_model.yaml]`,
-    `+policy_model.responses_api_models.replay_model.rollouts_jsonl_fpath=[${recordings.join(',')}]`,
-  ]);
+  gym = await startGymProcess(
+    [`+config_paths=[${WEATHER},${COUNTER},responses_api_models/replay_model/configs/replay_model.yaml]`, `+policy_model.responses_api_models.replay_model.rollouts_jsonl_fpath=[${recordings.join(',')}]`],
+    { bin: bin('ng_run'), command: [] },
+  );
 }, 60_000);
 afterAll(async () => {
   const stopped = await gym?.stop();
@@ -79,7 +85,7 @@ describe('the README quickstart under upstream\'s old example names', () => {
       ['stateful_counter_simple_agent', 'resources_servers/example_stateful_counter/data/example.jsonl', 'resources_servers/example_session_state_mgmt/data/example_rollouts.jsonl'],
     ] as const) {
       const output = join(dir, `${agent}.jsonl`);
-      const result = await runCli(['collect', `+head_server.port=${gym.headPort}`, `+agent_name=${agent}`, `+input_jsonl_fpath=${data}`, `+output_jsonl_fpath=${output}`, '+ordered=true']);
+      const result = await runCli([`+head_server.port=${gym.headPort}`, `+agent_name=${agent}`, `+input_jsonl_fpath=${data}`, `+output_jsonl_fpath=${output}`, '+ordered=true'], { bin: bin('ng_collect_rollouts') });
       expect(result.code, result.stderr).toBe(0);
       const rewards = readJsonlRows(output).map((row) => row.reward);
       expect(rewards).toHaveLength(5);
