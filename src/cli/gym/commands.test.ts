@@ -52,6 +52,25 @@ describe('gym dataset', () => {
     expect(err).toContain('hf_token');
   });
 
+  it('download --split concatenates the JSON Lines files of the split, listed by the tree API', async () => {
+    const files: Record<string, string> = { 'data/validation-00000.jsonl': '{"a": 1}\n', 'data/validation-00001.jsonl': '{"a": 2}\n', 'data/train.jsonl': '{"a": 0}\n' };
+    hub = createServer((request, response) => {
+      const url = request.url ?? '';
+      if (url.startsWith('/api/datasets/nvidia/set/tree/main')) {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Object.keys(files).map((path) => ({ type: 'file', path }))));
+        return;
+      }
+      const body = files[url.replace('/datasets/nvidia/set/resolve/main/', '')];
+      if (body === undefined) response.writeHead(404).end();
+      else response.writeHead(200, { 'content-length': String(Buffer.byteLength(body)) }).end(body);
+    });
+    await new Promise<void>((resolve) => hub?.listen(0, '127.0.0.1', resolve));
+    const outputDir = dir();
+    const endpoint = `http://127.0.0.1:${(hub.address() as AddressInfo).port}`;
+    expect(await mainGym(['dataset', 'download', '--repo-id', 'nvidia/set', '--split', 'validation', '--output-dir', outputDir, '+hf_token=hf_abc', `+hf_endpoint=${endpoint}`]), err).toBe(0);
+    expect(readFileSync(join(outputDir, 'validation.jsonl'), 'utf8')).toBe('{"a": 1}\n{"a": 2}\n');
+  });
+
   it('render fills the prompt templates from each row, and refuses rows that already have an input', async () => {
     const root = dir();
     writeFileSync(join(root, 'raw.jsonl'), `${JSON.stringify({ question: 'What is 2+2?', level: 1, responses_create_params: { temperature: 0.5 } })}\n`);
