@@ -30,8 +30,12 @@ let redis: RedisProcess | undefined;
 let gym: GymProcess | undefined;
 let model: FaultyModel | undefined;
 const children: ChildProcess[] = [];
+const watches: { stop: () => Promise<void> }[] = [];
+// Each test starts redis-server, ngym run, workers and collectors: minutes on a loaded 2-core machine.
+const TIMEOUT_MS = 180_000;
 
 afterEach(async () => {
+  for (const watch of watches.splice(0)) await watch.stop();
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await gym?.stop('SIGKILL');
   await model?.close();
@@ -52,7 +56,7 @@ async function startWorker(extra: string[] = []): Promise<WorkerProcess> {
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const exited = new Promise((resolve) => child.on('close', resolve));
-  await until('the worker is ready', () => output.includes('Worker ready') || child.exitCode !== null);
+  await until('the worker is ready', () => output.includes('Worker ready') || child.exitCode !== null, 120_000);
   expect(output).toContain('Worker ready');
   return { child, output: () => output, exited };
 }
@@ -76,16 +80,19 @@ function watchQueue(url: string): { highest: () => number; latest: () => Record<
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   })();
-  return {
+  const watch = {
     highest: () => highest,
     latest: () => latest,
     stop: async () => {
+      if (!running) return;
       running = false;
       await loop;
       await queue.close();
       connection.disconnect();
     },
   };
+  watches.push(watch);
+  return watch;
 }
 
 function distributed(extra: string[] = []): string[] {
@@ -123,7 +130,7 @@ describe.skipIf(!REDIS_AVAILABLE)('distributed collection (redis-server, ngym wo
     expect(metrics(join(work.dir, 'out_metrics.json'))).toEqual(metrics(join(work.dir, 'local_metrics.json')));
     const fields = (path: string) => jsonlRows(path).map((row) => Object.keys(row).sort().join(','));
     expect(new Set(fields(work.output))).toEqual(new Set(fields(join(work.dir, 'local.jsonl'))));
-  });
+  }, TIMEOUT_MS);
 
   it('a rollout that keeps failing is retried by BullMQ, then recorded as a local run records it, never as a row', async () => {
     redis = await startRedis();
@@ -141,7 +148,7 @@ describe.skipIf(!REDIS_AVAILABLE)('distributed collection (redis-server, ngym wo
     const sorted = (path: string) => jsonlRows(path).map(record).sort((a, b) => Number(a[0]) - Number(b[0]));
     expect(sorted(work.failures)).toEqual(sorted(join(work.dir, 'local_failures.jsonl')));
     expect(sorted(work.failures).every((row) => row[2] === 'server_error' && row[4] === 3)).toBe(true);
-  });
+  }, TIMEOUT_MS);
 
   it('a collector with no head server of its own goes on, the workers reaching theirs', async () => {
     const work = await startAll(5);
@@ -156,14 +163,14 @@ describe.skipIf(!REDIS_AVAILABLE)('distributed collection (redis-server, ngym wo
     expect(result.stderr).toContain(`Could not connect to the head server at http://127.0.0.1:${port}`);
     expect(result.stderr).toContain('Going on without it');
     expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
-  });
+  }, TIMEOUT_MS);
 
   it('a worker SIGKILLed mid-job: its jobs stall, another worker runs them, no row twice', async () => {
     const work = await startAll(150);
     const first = await startWorker();
     const watch = watchQueue(redis?.url as string);
     const collect = startCollect(gym as GymProcess, work, distributed());
-    await until('rows and jobs in hand', () => jsonlRows(work.output).length >= 5 && (watch.latest().active ?? 0) >= 2);
+    await until('rows and jobs in hand', () => jsonlRows(work.output).length >= 5 && (watch.latest().active ?? 0) >= 2, 120_000);
     first.child.kill('SIGKILL');
     await first.exited;
     const second = await startWorker();
@@ -172,37 +179,37 @@ describe.skipIf(!REDIS_AVAILABLE)('distributed collection (redis-server, ngym wo
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(second.output()).toMatch(/Job \S+ stalled \(its worker stopped renewing the lock\)/);
     expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
-  });
+  }, TIMEOUT_MS);
 
   it('the collector SIGKILLed: workers go on, +resume=true picks up the queue and the file', async () => {
     const work = await startAll(100);
     await startWorker();
     const watch = watchQueue(redis?.url as string);
     const first = startCollect(gym as GymProcess, work, distributed());
-    await until('some rows', () => jsonlRows(work.output).length >= 10);
+    await until('some rows', () => jsonlRows(work.output).length >= 10, 120_000);
     first.child.kill('SIGKILL');
     await first.exited;
     const partial = jsonlRows(work.output).length;
     // Jobs the workers finish while no collector listens wait in Redis for the resumed one.
-    await until('results left in Redis', () => (watch.latest().completed ?? 0) >= 1);
+    await until('results left in Redis', () => (watch.latest().completed ?? 0) >= 1, 120_000);
     const resumed = await startCollect(gym as GymProcess, work, distributed(['+resume=true'])).exited;
     await watch.stop();
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`${TASKS - partial} new, ${partial} from an earlier run`);
     expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
-  });
+  }, TIMEOUT_MS);
 
   it('Redis SIGKILLed and restarted on its append-only file: the run completes exactly once', async () => {
     const work = await startAll(100);
     await startWorker();
     await startWorker();
     const collect = startCollect(gym as GymProcess, work, distributed());
-    await until('some rows', () => jsonlRows(work.output).length >= 10);
+    await until('some rows', () => jsonlRows(work.output).length >= 10, 120_000);
     await redis?.restart();
     const result = await collect.exited;
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
-  });
+  }, TIMEOUT_MS);
 });
 
 if (!REDIS_AVAILABLE) console.log('distributed collection tests skipped: redis-server is not installed (Debian package redis-server, in .ci/apt-packages).');
