@@ -6,9 +6,9 @@
  * restarted on its append-only file; each run must end with every (task, rollout) exactly once.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -95,6 +95,40 @@ function watchQueue(url: string): { highest: () => number; latest: () => Record<
   return watch;
 }
 
+/** A unix-socket relay to Redis that can drop every connection and refuse new ones: a network partition. */
+async function startPartitionableProxy(target: string): Promise<{ path: string; partition(): void; heal(): void; close(): Promise<void> }> {
+  const path = join(mkdtempSync(join(tmpdir(), 'ngym-proxy-')), 'proxy.sock');
+  const sockets = new Set<Socket>();
+  let cut = false;
+  const server = createServer((client) => {
+    if (cut) return void client.destroy();
+    const upstream = connect(target);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  return {
+    path,
+    partition() {
+      cut = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    heal() {
+      cut = false;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 function distributed(extra: string[] = []): string[] {
   return [`+queue.url=${redis?.url}`, '+num_samples_in_parallel=8', ...extra];
 }
@@ -179,6 +213,29 @@ describe.skipIf(!REDIS_AVAILABLE)('distributed collection (redis-server, ngym wo
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(second.output()).toMatch(/Job \S+ stalled \(its worker stopped renewing the lock\)/);
     expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
+  }, TIMEOUT_MS);
+
+  it('a worker cut off from Redis for longer than its locks: its jobs run elsewhere, its late results are refused', async () => {
+    const work = await startAll(150);
+    const proxy = await startPartitionableProxy((redis?.url as string).replace('unix://', ''));
+    try {
+      const cutOff = await startWorker([`++queue.url=unix://${proxy.path}`]);
+      const watch = watchQueue(redis?.url as string);
+      const collect = startCollect(gym as GymProcess, work, distributed());
+      await until('rows and jobs in hand', () => jsonlRows(work.output).length >= 5 && (watch.latest().active ?? 0) >= 2, 120_000);
+      proxy.partition();
+      const other = await startWorker();
+      await until('the other worker takes over the stalled jobs', () => /stalled/.test(other.output()), 120_000);
+      proxy.heal();
+      const result = await collect.exited;
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
+      expect(cutOff.child.exitCode).toBeNull();
+      // Back online, the cut-off worker's results for jobs it no longer holds were refused by BullMQ.
+      await until('the late completions refused', () => /Missing (lock|key) for job \S+\. moveToFinished/.test(cutOff.output()), 120_000);
+    } finally {
+      await proxy.close();
+    }
   }, TIMEOUT_MS);
 
   it('the collector SIGKILLed: workers go on, +resume=true picks up the queue and the file', async () => {

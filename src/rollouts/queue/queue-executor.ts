@@ -44,8 +44,9 @@ export class QueueExecutor implements RolloutExecutor {
     this.resumed = resumed;
     this.queue = new Queue(this.options.name, { connection: this.options.connection });
     this.events = new QueueEvents(this.options.name, { connection: this.options.connection });
-    // One listener per rollout in flight, by design of waitUntilFinished.
+    // waitUntilFinished listens on both, once per rollout in flight.
     this.events.setMaxListeners(0);
+    this.queue.setMaxListeners(0);
     await Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]);
   }
 

@@ -56,6 +56,7 @@ export function startQueueWorker(options: QueueWorkerOptions): Worker<RolloutJob
   worker.on('failed', (job, error) => {
     if (job !== undefined) options.log(`Job ${job.id} attempt ${job.attemptsMade} failed: ${error.message.slice(0, 300)}`);
   });
-  worker.on('error', (error) => options.log(`Queue connection: ${describeError(error)}`));
+  // Connection losses, and BullMQ refusing a result whose lock this worker lost (another worker has the job).
+  worker.on('error', (error) => options.log(`Queue: ${describeError(error)}`));
   return worker;
 }
