@@ -47,7 +47,7 @@ describe('legacy_agent environment server', () => {
     expect([...relayed.cookies.entries()].map(([name]) => name)).toEqual([...direct.cookies.entries()].map(([name]) => name));
   });
 
-  it("passes the agent's refusal of a bad row back unchanged, and its 404 for metrics it does not serve", async () => {
+  it("passes the agent's refusal of a bad row back unchanged, and its answer to /aggregate_metrics", async () => {
     const { url } = await start();
     const refused = await http.request(url('weather_environment_server', '/run'), { body: { responses_create_params: { input: 5 } } });
     const direct = await http.request(url('weather_agent', '/run'), { body: { responses_create_params: { input: 5 } } });

@@ -42,6 +42,7 @@ ENVIRONMENTS = [
     ("resources_servers", "code_gen", "code_gen"),
     ("resources_servers", "math_with_code", "math_with_code"),
     ("responses_api_agents", "mini_swe_agent", "mini_swe_agent"),
+    ("resources_servers", "google_search", "google_search"),
 ]
 SANDBOXED = {"code_gen", "math_with_code", "mini_swe_agent"}
 JUDGED = {"math_with_judge", "equivalence_llm_judge"}
@@ -155,8 +156,6 @@ def test_upstream_collectors_score_like_ngym_collect(kind: str, env: str, config
             [
                 str(UPSTREAM_BIN / "ng_collect_rollouts"), f"+agent_name={agent}", f"+input_jsonl_fpath={examples}",
                 f"+output_jsonl_fpath={upstream_path}", "+head_server.host=127.0.0.1", f"+head_server.port={gym.head_port}",
-                # Its aggregation step asks each resources server for /aggregate_metrics (see docs/interop.md).
-                "+disable_aggregation=true",
             ],
             cwd=tmp_path, capture_output=True, text=True, timeout=600,
         )
@@ -177,3 +176,9 @@ def test_upstream_collectors_score_like_ngym_collect(kind: str, env: str, config
         # The trajectory itself: same tool outputs in the same order on every path.
         outputs = lambda result: [item.get("output") for item in result["response"]["output"] if item.get("type") == "function_call_output"]
         assert outputs(theirs[index]) == outputs(row) == outputs(helper[index])
+
+    # Its last step asked our servers for /aggregate_metrics (through the environment server and the agent).
+    [aggregate] = json.loads((tmp_path / "upstream_aggregate_metrics.json").read_text())
+    rewards = [row["reward"] for row in theirs]
+    assert aggregate["agent_metrics"]["mean/reward"] == pytest.approx(sum(rewards) / len(rewards))
+    assert len(aggregate["group_level_metrics"]) == len(inputs)

@@ -5,7 +5,7 @@
  * runs the same LiveCodeBench rules unsandboxed (see grade.ts).
  */
 import { inflateSync } from 'node:zlib';
-import { defineResourcesServer, NgymError, pythonStrip, type Response, responseOutputText, Sandbox, sandboxConfigSchema, Semaphore } from 'ngym';
+import { addAverageSampleStdDev, computePassMajorityMetrics, computeSubsetMetrics, defineResourcesServer, highestKMetrics, NgymError, pickMetrics, type ScoreFunction, pythonStrip, type Response, responseOutputText, Sandbox, sandboxConfigSchema, Semaphore } from 'ngym';
 import * as z from 'zod';
 import { Grader, type UnitTests } from './grade.ts';
 
@@ -61,6 +61,8 @@ export function hasReasoningFormatViolation(response: Response): boolean {
   return count('<think>') > 1 || count('</think>') > 1;
 }
 
+const passedAnyTest: ScoreFunction = (rollout) => ({ accuracy: Number((rollout.reward as number) > 0) });
+
 export default defineResourcesServer({
   className: 'CompCodingResourcesServer',
   config: {
@@ -85,6 +87,22 @@ export default defineResourcesServer({
   verifyRequest: z.looseObject({
     verifier_metadata: z.looseObject({ unit_tests: z.union([PlainTests, PackedTests]), difficulty: z.string().nullable().optional() }),
   }),
+  // Upstream 0.7.0's run metrics: pass@k and friends of the extracted code, overall and per difficulty.
+  computeMetrics: (tasks) => {
+    const overall = computePassMajorityMetrics(tasks, passedAnyTest, 'extracted_model_code');
+    addAverageSampleStdDev(overall);
+    return { ...overall.metrics, ...computeSubsetMetrics(tasks, 'difficulty', passedAnyTest, 'extracted_model_code') };
+  },
+  getKeyMetrics: (metrics) => {
+    const difficulties = new Set(Object.keys(metrics).filter((name) => name.includes('/pass@') && /^\p{Ll}/u.test(name)).map((name) => name.split('/pass@')[0] as string));
+    return Object.assign(
+      pickMetrics(metrics, ['mean/input_tokens', 'mean/output_tokens']),
+      highestKMetrics(metrics, 'pass@1[avg-of-{k}]', { scoreNames: ['accuracy'] }),
+      highestKMetrics(metrics, 'pass@{k}', { scoreNames: ['accuracy'] }),
+      highestKMetrics(metrics, 'majority@{k}', { scoreNames: ['accuracy'] }),
+      ...[...difficulties].map((difficulty) => highestKMetrics(metrics, `${difficulty}/pass@1[avg-of-{k}]`, { scoreNames: ['accuracy'] })),
+    );
+  },
   verify: async (request, { config, state }) => {
     const metadata = request.verifier_metadata;
     const answer: CodeGenFields = {

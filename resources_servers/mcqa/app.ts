@@ -5,7 +5,7 @@
  * text inside the first box) or `lenient_answer_colon` (`Answer: B` or `Answer: <option text>`).
  * Reward is 1.0 when that letter is the expected one.
  */
-import { assistantMessages, defineResourcesServer, messageTexts, NgymError, PythonRegex, PythonRegexError, pythonIsAlpha, pythonLength, pythonSplit, pythonStrip, type Response } from 'ngym';
+import { assistantMessages, computePassMajorityMetrics, defineResourcesServer, highestKMetrics, messageTexts, NgymError, PythonRegex, PythonRegexError, pythonIsAlpha, pythonLength, pythonSplit, pythonStrip, type Response } from 'ngym';
 import * as z from 'zod';
 
 export const GRADING_MODES = ['strict_single_letter_boxed', 'lenient_boxed', 'lenient_answer_colon'] as const;
@@ -128,6 +128,15 @@ export default defineResourcesServer({
     expected_answer: z.string().nullish(),
     grading_mode: z.enum(GRADING_MODES).default('strict_single_letter_boxed'),
     template_metadata: z.record(z.string(), z.unknown()).nullish(),
+  }),
+  // Upstream 0.7.0's run metrics: pass@k, pass@1[avg-of-k] and majority@k of the extracted letter.
+  computeMetrics: (tasks) => computePassMajorityMetrics(tasks, undefined, 'extracted_answer').metrics,
+  getKeyMetrics: (metrics) => ({
+    ...('mean/reward' in metrics ? { 'mean/reward': metrics['mean/reward'] } : {}),
+    ...highestKMetrics(metrics, 'pass@1[avg-of-{k}]', { scoreNames: ['accuracy', 'no_answer'] }),
+    ...highestKMetrics(metrics, 'pass@{k}', { scoreNames: ['no_answer'] }),
+    ...highestKMetrics(metrics, 'majority@{k}', { scoreNames: ['accuracy'] }),
+    ...('pass@1/accuracy' in metrics ? { 'pass@1/accuracy': metrics['pass@1/accuracy'] } : {}),
   }),
   verify: (request) => {
     const extracted = extractLetter(gradedText(request.response), { ...request, grading_mode: request.grading_mode ?? 'strict_single_letter_boxed' });

@@ -239,26 +239,31 @@ describe('collectRollouts', () => {
     expect(existsSync(join(dir, 'out_failures.jsonl'))).toBe(false);
   });
 
-  it("uses an environment's /aggregate_metrics when it serves one (through the agent)", async () => {
-    const received: Record<string, unknown>[][] = [];
+  it("asks each agent for /aggregate_metrics: upstream's profile, with an environment's own figures", async () => {
+    const received: Record<string, unknown>[][][] = [];
     const aggregating = defineResourcesServer({
       className: 'Aggregating',
       verify: () => ({ reward: 1, tokens_used: 3 }),
-      aggregateMetrics: (verifyResponses) => {
-        received.push(verifyResponses);
-        return { key_metrics: { 'mean/reward': 1 }, rollouts_seen: verifyResponses.length };
+      computeMetrics: (tasks) => {
+        received.push(tasks);
+        return { rollouts_seen: tasks.flat().length };
       },
+      getKeyMetrics: (agentMetrics) => ({ rollouts_seen: agentMetrics.rollouts_seen }),
     });
     const model = scriptedModel(() => [assistantMessage('a')]);
     gym = await startInProcessGym({ config: gymConfig(['agg', 'plain']), definitions: { policy_model: model.definition, agg_env: aggregating, plain_env: quiz } });
     const dir = folder();
     const input = rows(4, (index) => ({ agent_ref: { name: index < 2 ? 'agg' : 'plain' } }));
     const summary = await collectRollouts({ client: gym.client, input: writeJsonl(join(dir, 'in.jsonl'), input), outputPath: join(dir, 'out.jsonl'), numRepeats: 2 }).done();
-    expect(summary.aggregateMetrics).toEqual({ agg: { key_metrics: { 'mean/reward': 1 }, rollouts_seen: 4 } });
+    expect(summary.aggregateMetrics).toMatchObject({
+      agg: { key_metrics: { rollouts_seen: 4 }, agent_metrics: { 'mean/reward': 1, 'mean/tokens_used': 3, num_repeats: 2 } },
+      plain: { key_metrics: { 'mean/reward': expect.any(Number) }, agent_metrics: { num_repeats: 2 } },
+    });
     const sent = received.at(-1) ?? [];
-    expect(sent[0]).toMatchObject({ reward: 1, tokens_used: 3, _ng_task_index: expect.any(Number), response: { usage: null } });
-    expect(sent[0]).not.toHaveProperty('responses_create_params');
-    expect(JSON.parse(readFileSync(join(dir, 'out_metrics.json'), 'utf8')).aggregate_metrics.agg.rollouts_seen).toBe(4);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]?.[0]).toMatchObject({ reward: 1, tokens_used: 3, _ng_task_index: expect.any(Number), response: { usage: null } });
+    expect(sent[0]?.[0]).not.toHaveProperty('responses_create_params');
+    expect(JSON.parse(readFileSync(join(dir, 'out_metrics.json'), 'utf8')).aggregate_metrics.agg.agent_metrics.rollouts_seen).toBe(4);
   });
 
   it('yields outcomes to a consumer as they complete, without any file', async () => {

@@ -19,9 +19,10 @@ import { isValidVerifyRequest } from '../protocol/fast-checks.ts';
 import { parseReportingInput, RequestValidationError, validateBody } from '../protocol/validation.ts';
 import { SeedSessionRequest, VerifyRequest } from '../protocol/server-bodies.ts';
 import { pythonJsonDumps } from '../python-compat/python-json.ts';
+import { type AggregateMetricsHooks, computeAggregateMetrics } from '../rollouts/reward-profile.ts';
 import { type BaseServerSpec, type ConfigShape, defineServerOfKind, type RequestContext, type ServerConfigOf } from './base-server.ts';
 import { readJsonBody } from './http-app.ts';
-import type { ServerDefinition, ServerSetupContext } from './server-definition.ts';
+import type { ServerDefinition } from './server-definition.ts';
 import { type FunctionToolDefinition, toolParametersSchema } from './tool-schema.ts';
 
 const AggregateMetricsRequest = z.looseObject({ verify_responses: z.array(z.looseObject({})) });
@@ -65,14 +66,11 @@ export interface ResourcesServerSpec<
   /** Returns the reward and any extra metrics; the response is the request (all row fields kept) plus these. */
   verify: (request: RequestWith<VerifyRequest, VerifyExtra>, context: ResourcesRequestContext<ServerConfigOf<Shape>, State>) => VerifyResult | Promise<VerifyResult>;
   /**
-   * Serves `POST /aggregate_metrics` (upstream's later API): given `{verify_responses: [...]}` (verify results
-   * without the trajectory, `response.usage` kept), returns metrics of the whole run, which the collector
-   * reports and writes beside its own.
+   * `POST /aggregate_metrics` answers upstream's reward profile of the verify responses it is given
+   * (src/rollouts/reward-profile.ts); these add the environment's own run metrics and choose its headlines.
    */
-  aggregateMetrics?: (
-    verifyResponses: Record<string, unknown>[],
-    context: ServerSetupContext<ServerConfigOf<Shape>> & { state: State },
-  ) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  computeMetrics?: AggregateMetricsHooks['computeMetrics'];
+  getKeyMetrics?: AggregateMetricsHooks['getKeyMetrics'];
 }
 
 export interface ResourcesServerDefinition<Shape extends ConfigShape = ConfigShape> extends ServerDefinition {
@@ -95,7 +93,7 @@ export function defineResourcesServer<
   }
   const verifySchema = spec.verifyRequest === undefined ? VerifyRequest : z.intersection(VerifyRequest, spec.verifyRequest);
 
-  const definition = defineServerOfKind('resources_servers', spec, ({ app, setup, requestContext }) => {
+  const definition = defineServerOfKind('resources_servers', spec, ({ app, requestContext }) => {
     app.post('/seed_session', async (http) => {
       const body = validateBody<RequestWith<SeedSessionRequest, SeedExtra>>(spec.seedSessionRequest ?? SeedSessionRequest, await readJsonBody(http));
       const result = spec.seedSession === undefined ? {} : await spec.seedSession(body, requestContext(http));
@@ -123,13 +121,11 @@ export function defineResourcesServer<
       });
     }
 
-    const aggregate = spec.aggregateMetrics;
-    if (aggregate !== undefined) {
-      app.post('/aggregate_metrics', async (http) => {
-        const body = validateBody<{ verify_responses: Record<string, unknown>[] }>(AggregateMetricsRequest, await readJsonBody(http));
-        return http.json(await aggregate(body.verify_responses, setup));
-      });
-    }
+    // Every resources server answers it, as upstream's do.
+    app.post('/aggregate_metrics', async (http) => {
+      const body = validateBody<{ verify_responses: Record<string, unknown>[] }>(AggregateMetricsRequest, await readJsonBody(http));
+      return http.json(computeAggregateMetrics(body.verify_responses, { computeMetrics: spec.computeMetrics, getKeyMetrics: spec.getKeyMetrics }));
+    });
   });
   return Object.assign(definition, {
     kind: 'resources_servers' as const,
