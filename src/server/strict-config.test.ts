@@ -85,7 +85,16 @@ describe('strict server config', () => {
           const model = join(PACKAGE_ROOT, 'responses_api_models/openai_model/configs/openai_model.yaml');
           // An agent's own config names its model and resources server as `???`: a shipped environment fills them in.
           const environment = join(PACKAGE_ROOT, 'resources_servers/example_multi_step/configs/example_multi_step.yaml');
-          const paths = type === 'responses_api_models' ? join(configs, file) : type === 'responses_api_agents' ? `${join(configs, file)},${model},${environment}` : `${join(configs, file)},${model}`;
+          // A `<env>_replay.yaml` brings its own models (replay_model) and completes the environment's main config.
+          const replayOf = /^(.+)_replay\.yaml$/.exec(file)?.[1];
+          const paths =
+            type === 'responses_api_models'
+              ? join(configs, file)
+              : type === 'responses_api_agents'
+                ? `${join(configs, file)},${model},${environment}`
+                : replayOf !== undefined
+                  ? `${join(configs, `${replayOf}.yaml`)},${join(configs, file)}`
+                  : `${join(configs, file)},${model}`;
           const overrides = ['+policy_base_url=http://127.0.0.1:1/v1', '+policy_api_key=key', '+policy_model_name=model'];
           // Mandatory values (`???`, e.g. a judge's model server) get the policy model, as a user would set them.
           for (;;) {
