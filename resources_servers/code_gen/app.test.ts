@@ -91,9 +91,10 @@ describe.skipIf(unavailable !== null)('code_gen verify', () => {
   });
 
   it('keeps the expected outputs away from the solution', async () => {
-    // The needle is built at run time, so the solution's own file does not contain it.
+    // The needle is built at run time, so the solution's own file does not contain it. Files over 1 MB and the
+    // package databases (/var/lib, /var/cache) are skipped so the walk stays inside the 1 s limit on a loaded machine.
     const snoop =
-      'import os\nneedle = "expected-" + str(7700 + 31)\nfound = []\nfor root, dirs, files in os.walk("/"):\n    if root.startswith(("/proc", "/usr", "/dev", "/sys")):\n        dirs[:] = []\n        continue\n    for name in files:\n        try:\n            if needle in open(os.path.join(root, name)).read():\n                found.append(name)\n        except Exception:\n            pass\nprint(found, needle in str(dict(os.environ)))';
+      'import os\nneedle = "expected-" + str(7700 + 31)\nfound = []\nfor root, dirs, files in os.walk("/"):\n    if root.startswith(("/proc", "/usr", "/dev", "/sys", "/var/lib", "/var/cache")):\n        dirs[:] = []\n        continue\n    for name in files:\n        path = os.path.join(root, name)\n        try:\n            if os.path.getsize(path) < 1000000 and needle in open(path).read():\n                found.append(name)\n        except Exception:\n            pass\nprint(found, needle in str(dict(os.environ)))';
     const { body } = await verify(fenced(snoop), { verifier_metadata: { unit_tests: { inputs: ['1'], outputs: ['expected-7731'] } } });
     expect(body.result).toEqual([-2]);
     expect(body.metadata.output).toBe('[] False\n');
