@@ -4,11 +4,10 @@
  */
 import { Redis } from 'ioredis';
 import * as z from 'zod';
-import { NgymError } from '../../errors.ts';
 
-export const QueueSettings = z.strictObject({
+const Settings = z.strictObject({
   /** `redis://[user:password@]host:port[/db]`, `rediss://...` (TLS), or `unix:///path/to/redis.sock`. */
-  url: z.string().min(1),
+  url: z.string().regex(/^(rediss?:\/\/|unix:)/, 'must be redis://host:port, rediss://host:port or unix:///path/to/redis.sock'),
   /** The BullMQ queue: collectors and workers of one queue must use the same name. */
   name: z
     .string()
@@ -19,7 +18,9 @@ export const QueueSettings = z.strictObject({
   /** Workers: how often one job may stall (its worker died or was cut off) before it is recorded as failed. */
   max_stalled: z.number().int().min(0).default(2),
 });
-export type QueueSettings = z.infer<typeof QueueSettings>;
+/** An absent `queue` reads as `{}`, so the error names `queue.url`, the key to add. */
+export const QueueSettings = z.preprocess((value) => value ?? {}, Settings);
+export type QueueSettings = z.infer<typeof Settings>;
 
 /**
  * One connection as BullMQ wants it: commands wait across a Redis restart (no per-request retry limit, an
@@ -27,10 +28,8 @@ export type QueueSettings = z.infer<typeof QueueSettings>;
  */
 export function connectRedis(url: string): Redis {
   const options = { maxRetriesPerRequest: null, lazyConnect: false };
+  // `url` passed QueueSettings: redis://, rediss:// or unix:.
   if (url.startsWith('unix:')) return new Redis({ ...options, path: url.replace(/^unix:(\/\/)?/, '') });
-  if (!/^rediss?:\/\//.test(url)) {
-    throw new NgymError('NGYM_USAGE', `+queue.url must be redis://host:port, rediss://host:port or unix:///path/to/redis.sock, got '${url}'.`);
-  }
   return new Redis(url, options);
 }
 
