@@ -37,7 +37,7 @@ describe("the NeMo RL guide's DAPO-17k ng_prepare_data line", () => {
     const train = readJsonlRows(join(root, 'data/bytedtsinghua_dapo17k/train.jsonl'));
     const validation = readJsonlRows(join(root, 'data/bytedtsinghua_dapo17k/validation.jsonl'));
     expect([train.length, validation.length]).toEqual([3, rows.length - 3]);
-    expect(train[0].agent_ref).toEqual({ type: 'responses_api_agents', name: 'math_with_judge_simple_agent' });
+    expect(train[0]?.agent_ref).toEqual({ type: 'responses_api_agents', name: 'math_with_judge_simple_agent' });
     // The metrics record upstream's dataset identifiers, as upstream's committed *_bytedtsinghua_*_metrics.json do.
     const metrics = JSON.parse(readFileSync(join(data, 'dapo17k_bytedtsinghua_train_metrics.json'), 'utf8'));
     expect(metrics.gitlab_identifier).toEqual({ dataset_name: 'bytedtsinghua_dapo17k', version: '0.0.1', artifact_fpath: 'dapo17k_bytedtsinghua_train.jsonl' });
