@@ -142,13 +142,17 @@ describe('word_sorting', () => {
     }
   });
 
-  it('scores 1.0 for the list, 0.2 for the words in another order, else 0', () => {
+  it('scores 1.0 for the list, else the share of right positions, at least 0.2 for the right words in another order', () => {
     const entry: TaskEntry = { question: 'q', answer: 'River, agenda, branch', metadata: { sorted_words: ['River', 'agenda', 'branch'] } };
     expect(wordSorting.score('River, agenda, branch', entry)).toBe(1);
     expect(wordSorting.score('River,agenda ,  branch', entry)).toBe(1);
     expect(wordSorting.score('agenda, branch, River', entry)).toBe(0.2);
     expect(wordSorting.score('agenda, River', entry)).toBe(0);
+    expect(wordSorting.score('River, agenda', entry)).toBe(2 / 3);
+    expect(wordSorting.score('River, branch, agenda', entry)).toBe(1 / 3);
+    expect(wordSorting.score('River, agenda, brunch', entry)).toBe(2 / 3);
     expect(wordSorting.score('River agenda branch', entry)).toBe(0);
+    expect(() => wordSorting.score('x', { ...entry, metadata: { sorted_words: [] } })).toThrow(/empty/); // the server scores it 0
   });
 });
 

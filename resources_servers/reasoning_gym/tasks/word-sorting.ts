@@ -1,7 +1,7 @@
 /**
  * word_sorting: sort a list of words by ASCII/Unicode order, ascending or descending, as a comma-separated
- * list. Scoring is upstream's: 1.0 for the expected list; 0.2 when the answer holds the right words in
- * another order that sorts to the expected list; else 0.
+ * list. Scoring is reasoning-gym 0.1.25's: 1.0 for the expected list; else the share of positions holding
+ * the expected word, raised to 0.2 when the answer holds exactly the expected words in another order.
  */
 import { comparePythonStrings, PYTHON_WHITESPACE, pythonEquals, pythonStrip } from 'ngym';
 import * as z from 'zod';
@@ -83,7 +83,10 @@ export const wordSorting = defineTask({
     if (answer === null || answer.length === 0) return 0;
     const parsed = answer.split(commaSeparator).map((part) => pythonStrip(part));
     if (pythonEquals(parsed, oracle)) return 1;
-    if (pythonEquals(sorted(parsed), oracle)) return 0.2;
-    return 0;
+    // Python raises ZeroDivisionError on an empty oracle; the server scores that 0.
+    if (oracle.length === 0) throw new RangeError('metadata.sorted_words is empty');
+    const correct = parsed.filter((word, index) => index < oracle.length && word === oracle[index]).length;
+    const partial = correct / oracle.length;
+    return pythonEquals(sorted(parsed), sorted(oracle)) ? Math.max(partial, 0.2) : partial;
   },
 });
