@@ -49,8 +49,9 @@ interface Job {
 interface Running {
   process: ChildProcessWithoutNullStreams;
   lines: AsyncIterator<string>;
+  /** Settles when the process has exited (its status then known). */
+  exited: Promise<'exit'>;
   stderrTail: string[];
-  tasks: string[];
 }
 
 const STDERR_TAIL_LINES = 20;
@@ -67,11 +68,6 @@ export class LibraryScorer {
     private readonly timeoutMs: number,
   ) {}
 
-  /** The library's task names (starts the worker). */
-  async tasks(): Promise<string[]> {
-    return (await this.start()).tasks;
-  }
-
   score(task: string, answer: string | null, entry: unknown): Promise<LibraryScore> {
     if (this.closed) return Promise.reject(new NgymError('NGYM_INTERNAL', 'reasoning_gym: the library worker is shut down.'));
     return new Promise((resolve, reject) => {
@@ -87,10 +83,9 @@ export class LibraryScorer {
     if (worker === undefined) return;
     const running = await worker.catch(() => undefined);
     if (running === undefined || running.process.exitCode !== null) return;
-    const exited = new Promise((resolve) => running.process.once('exit', resolve));
     running.process.stdin.end();
     const timer = setTimeout(() => running.process.kill('SIGKILL'), 5000);
-    await exited;
+    await running.exited;
     clearTimeout(timer);
   }
 
@@ -114,9 +109,12 @@ export class LibraryScorer {
       stderrTail.push(line);
       if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
     });
-    child.on('exit', () => {
-      if (current === this.worker) this.worker = undefined;
-    });
+    const exited = new Promise<'exit'>((resolve) =>
+      child.once('exit', () => {
+        if (current === this.worker) this.worker = undefined;
+        resolve('exit');
+      }),
+    );
     // A write to a worker that just died fails here; its 'exit' reports the death.
     child.stdin.on('error', () => undefined);
     const spawnFailed = new Promise<never>((_, reject) => child.once('error', (error) => reject(error)));
@@ -126,13 +124,13 @@ export class LibraryScorer {
       const first = await Promise.race([lines.next(), spawnFailed]).catch((error: Error) => {
         throw new NgymError('NGYM_INTERNAL', `reasoning_gym: cannot start the library worker (${error.message}).`);
       });
-      const hello = first.done ? undefined : (JSON.parse(first.value) as { ready?: boolean; fatal?: string; tasks?: string[] });
-      if (hello?.ready !== true || !Array.isArray(hello.tasks)) {
+      const hello = first.done ? undefined : (JSON.parse(first.value) as { ready?: boolean; fatal?: string });
+      if (hello?.ready !== true) {
         child.kill('SIGKILL');
         const reason = hello?.fatal ?? `it exited before it was ready: ${stderrTail.join('\n') || '(no output)'}`;
         throw new NgymError('NGYM_INTERNAL', `reasoning_gym: the library worker did not start: ${reason}. Run \`npm run setup:python\` to (re)install reasoning-gym.`);
       }
-      return { process: child, lines, stderrTail, tasks: hello.tasks };
+      return { process: child, lines, exited, stderrTail };
     })();
     return current;
   }
@@ -156,16 +154,12 @@ export class LibraryScorer {
   private async run(job: Job): Promise<LibraryScore> {
     const running = await this.start();
     const id = this.nextId++;
-    const exited = new Promise<'exit'>((resolve) => {
-      if (running.process.exitCode !== null || running.process.signalCode !== null) resolve('exit');
-      else running.process.once('exit', () => resolve('exit'));
-    });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
     });
     running.process.stdin.write(`${JSON.stringify({ id, task: job.task, answer: job.answer, entry: job.entry })}\n`);
-    const outcome = await Promise.race([running.lines.next(), exited, timedOut]);
+    const outcome = await Promise.race([running.lines.next(), running.exited, timedOut]);
     clearTimeout(timer);
     if (outcome === 'timeout') {
       running.process.kill('SIGKILL');
@@ -174,7 +168,7 @@ export class LibraryScorer {
     }
     if (outcome === 'exit' || outcome.done) {
       this.worker = undefined;
-      await exited; // its stdout can close before its exit status is known
+      await running.exited; // its stdout can close before its exit status is known
       const how = running.process.signalCode ?? `code ${running.process.exitCode}`;
       throw new NgymError(
         'NGYM_INTERNAL',

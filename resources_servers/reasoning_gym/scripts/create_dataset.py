@@ -66,12 +66,18 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--tasks", help="comma-separated tasks, mixed with equal weight")
     which.add_argument("--category", help="every task of a library category (logic, arithmetic, games, ...)")
     which.add_argument("--all-tasks", action="store_true", help="every task of the library")
+    which.add_argument("--list-tasks", action="store_true", help="print the library's tasks by category as JSON and exit")
     parser.add_argument("--size", type=int, default=500)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--config", default="{}", help="task config as a JSON object (keyed by task name with several tasks)")
     parser.add_argument("--agent-name", default="reasoning_gym_simple_agent", help="agent_ref name of every row")
-    parser.add_argument("--output", required=True)
+    parser.add_argument("--output")
     args = parser.parse_args(argv)
+    if args.list_tasks:
+        print(json.dumps(library_tasks()))
+        return 0
+    if not args.output:
+        parser.error("the following arguments are required: --output")
 
     try:
         config = json.loads(args.config)

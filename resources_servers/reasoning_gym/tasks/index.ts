@@ -15,7 +15,7 @@ export const TASKS: ReadonlyMap<string, ReasoningTask> = new Map(
   ([miniSudoku, knightsKnaves, basicArithmetic, wordSorting, propositionalLogic] as unknown as ReasoningTask[]).map((task) => [task.name, task]),
 );
 
-export function taskNames(): string[] {
+function taskNames(): string[] {
   return [...TASKS.keys()];
 }
 
