@@ -19,13 +19,21 @@ import { isValidVerifyRequest } from '../protocol/fast-checks.ts';
 import { parseReportingInput, RequestValidationError, validateBody } from '../protocol/validation.ts';
 import { SeedSessionRequest, VerifyRequest } from '../protocol/server-bodies.ts';
 import { pythonJsonDumps } from '../python-compat/python-json.ts';
+import { isPythonDict } from '../python-compat/python-values.ts';
 import { type AggregateMetricsHooks, computeAggregateMetrics } from '../rollouts/reward-profile.ts';
 import { type BaseServerSpec, type ConfigShape, defineServerOfKind, type RequestContext, type ServerConfigOf } from './base-server.ts';
 import { readJsonBody } from './http-app.ts';
+import { handleMcpRequest, MCP_PATH, McpSessionTokens, mcpSessionMetadata, withBareToolNames } from './mcp.ts';
 import type { ServerDefinition } from './server-definition.ts';
 import { type FunctionToolDefinition, toolParametersSchema } from './tool-schema.ts';
 
 const AggregateMetricsRequest = z.looseObject({ verify_responses: z.array(z.looseObject({})) });
+
+/** Keys every resources server's config accepts besides its own. */
+const RESOURCES_CONFIG = {
+  /** Serve the tools over MCP at /mcp too (Streamable HTTP; upstream's key). */
+  expose_tools_over_mcp: z.boolean().default(false),
+};
 
 export const RESERVED_ROUTE_NAMES = new Set(['seed_session', 'verify', 'aggregate_metrics', 'mcp', 'tools']);
 
@@ -92,12 +100,27 @@ export function defineResourcesServer<
     if (RESERVED_ROUTE_NAMES.has(name)) throw new Error(`${spec.className}: a tool cannot be named '${name}' (reserved route).`);
   }
   const verifySchema = spec.verifyRequest === undefined ? VerifyRequest : z.intersection(VerifyRequest, spec.verifyRequest);
+  const toolDefinitions = (): FunctionToolDefinition[] =>
+    tools.map(([name, tool]) => ({
+      type: 'function' as const,
+      name,
+      description: tool.description ?? '',
+      parameters: toolParametersSchema(tool.parameters),
+      strict: tool.strict ?? true,
+    }));
 
-  const definition = defineServerOfKind('resources_servers', spec, ({ app, requestContext }) => {
+  const definition = defineServerOfKind('resources_servers', { ...spec, config: { ...RESOURCES_CONFIG, ...spec.config } as unknown as Shape }, ({ app, setup, requestContext }) => {
+    const config = setup.config as ServerConfigOf<Shape> & z.infer<z.ZodObject<typeof RESOURCES_CONFIG>>;
+    const serverName = config.name ?? spec.className;
+    const mcpTokens = config.expose_tools_over_mcp ? new McpSessionTokens() : undefined;
+
     app.post('/seed_session', async (http) => {
       const body = validateBody<RequestWith<SeedSessionRequest, SeedExtra>>(spec.seedSessionRequest ?? SeedSessionRequest, await readJsonBody(http));
-      const result = spec.seedSession === undefined ? {} : await spec.seedSession(body, requestContext(http));
-      return http.json((result ?? {}) as object);
+      const context = requestContext(http);
+      const result = ((spec.seedSession === undefined ? {} : await spec.seedSession(body, context)) ?? {}) as Record<string, unknown>;
+      // With MCP on, the answer says how this rollout reaches its tools over MCP (in this same session).
+      if (mcpTokens !== undefined && isPythonDict(result) && !('mcp' in result)) return http.json({ ...result, mcp: mcpSessionMetadata(serverName, mcpTokens.mint(context.sessionId)) });
+      return http.json(result);
     });
 
     app.post('/verify', async (http) => {
@@ -107,17 +130,34 @@ export function defineResourcesServer<
         spec.verifyRequest !== undefined && isValidVerifyRequest(raw)
           ? validateBody<RequestWith<VerifyRequest, VerifyExtra>>(spec.verifyRequest, raw)
           : validateBody<RequestWith<VerifyRequest, VerifyExtra>>(verifySchema, raw);
-      const result = await spec.verify(body, requestContext(http));
+      // MCP clients name tools `mcp__<server>__<tool>`: verify scores the bare names; the answer echoes the row as sent.
+      const scored = mcpTokens === undefined ? body : withBareToolNames(body, serverName);
+      const result = await spec.verify(scored, requestContext(http));
       return http.json({ ...body, ...result });
     });
 
+    const runTool = async (tool: ToolSpec<z.ZodType, ServerConfigOf<Shape>, State>, args: unknown, context: ResourcesRequestContext<ServerConfigOf<Shape>, State>) => {
+      const parsed = parseReportingInput(tool.parameters, args);
+      if (!parsed.success) throw RequestValidationError.fromZod(parsed.error);
+      return tool.handler(parsed.data, context);
+    };
     for (const [name, tool] of tools) {
       app.post(`/${name}`, async (http) => {
-        const args = await readJsonBody(http);
-        const parsed = parseReportingInput(tool.parameters, args);
-        if (!parsed.success) throw RequestValidationError.fromZod(parsed.error);
-        const result = await tool.handler(parsed.data, requestContext(http));
+        const result = await runTool(tool, await readJsonBody(http), requestContext(http));
         return http.body(pythonJsonDumps(result, { ensureAscii: false }), 200, { 'content-type': 'application/json' });
+      });
+    }
+
+    if (mcpTokens !== undefined) {
+      const definitions = new Map(toolDefinitions().map((definition) => [definition.name, definition]));
+      app.all(MCP_PATH, (http) => {
+        const context = requestContext(http);
+        const mcpTools = tools.map(([name, tool]) => ({
+          definition: definitions.get(name) as FunctionToolDefinition,
+          // The tool runs as its HTTP route would, in the session the caller's token names.
+          call: (args: unknown, sessionId: string) => runTool(tool, args, Object.create(context, { sessionId: { value: sessionId } }) as typeof context),
+        }));
+        return handleMcpRequest(http.req.raw, { serverName, tools: mcpTools, tokens: mcpTokens });
       });
     }
 
@@ -130,13 +170,6 @@ export function defineResourcesServer<
   return Object.assign(definition, {
     kind: 'resources_servers' as const,
     configShape: (spec.config ?? {}) as Shape,
-    toolDefinitions: () =>
-      tools.map(([name, tool]) => ({
-        type: 'function' as const,
-        name,
-        description: tool.description ?? '',
-        parameters: toolParametersSchema(tool.parameters),
-        strict: tool.strict ?? true,
-      })),
+    toolDefinitions,
   });
 }
