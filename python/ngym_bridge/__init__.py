@@ -71,6 +71,7 @@ class RunHelper:
         )
         ready = threading.Event()
         tail: list = []
+        started: list = []
 
         def forward_output() -> None:
             for line in self._process.stdout:
@@ -78,11 +79,13 @@ class RunHelper:
                 tail.append(line)
                 del tail[:-40]
                 if "servers ready" in line:
+                    started.append(True)
                     ready.set()
+            # End of output: the process is exiting (its exit status may not be there yet).
             ready.set()
 
         threading.Thread(target=forward_output, daemon=True).start()
-        if not ready.wait(timeout_s) or self._process.poll() is not None:
+        if not ready.wait(timeout_s) or not started or self._process.poll() is not None:
             self.shutdown()
             raise RuntimeError("ngym run did not become ready:\n" + "".join(tail))
 

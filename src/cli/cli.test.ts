@@ -57,7 +57,8 @@ describe('ngym CLI', () => {
       expect(help.code, command.name).toBe(0);
       expect(help.stdout).toContain(`Usage: ngym ${command.name}`);
     }
-  });
+    // One process per command: on a loaded 2-core machine this takes up to a minute.
+  }, 180_000);
 
   it('answers +h=true on every ng_* alias declared in package.json', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'ngym-bin-'));
@@ -70,7 +71,7 @@ describe('ngym CLI', () => {
       expect(result.code, `${alias}: ${result.stderr}`).toBe(0);
       expect(result.stdout).toMatch(alias === 'ng_help' ? /Commands:/ : new RegExp(`Usage: ${alias}`));
     }
-  });
+  }, 180_000);
 
   it('rejects unknown commands and bad overrides with a clear message and no stack trace', async () => {
     const unknown = await runCli(['runn']);
