@@ -124,7 +124,12 @@ export class LibraryScorer {
       const first = await Promise.race([lines.next(), spawnFailed]).catch((error: Error) => {
         throw new NgymError('NGYM_INTERNAL', `reasoning_gym: cannot start the library worker (${error.message}).`);
       });
-      const hello = first.done ? undefined : (JSON.parse(first.value) as { ready?: boolean; fatal?: string });
+      let hello: { ready?: boolean; fatal?: string } | undefined;
+      try {
+        hello = first.done ? undefined : (JSON.parse(first.value) as typeof hello);
+      } catch {
+        hello = { fatal: `it printed ${JSON.stringify(first.value.slice(0, 200))} in place of its handshake` };
+      }
       if (hello?.ready !== true) {
         child.kill('SIGKILL');
         const reason = hello?.fatal ?? `it exited before it was ready: ${stderrTail.join('\n') || '(no output)'}`;
@@ -152,6 +157,7 @@ export class LibraryScorer {
   }
 
   private async run(job: Job): Promise<LibraryScore> {
+    if (this.closed) throw new NgymError('NGYM_INTERNAL', 'reasoning_gym: the library worker is shut down.');
     const running = await this.start();
     const id = this.nextId++;
     let timer: NodeJS.Timeout | undefined;
