@@ -74,7 +74,8 @@ describe.skipIf(!hasLibrary)('reasoning_gym: every task of the reasoning-gym lib
     expect(failures).toEqual([]);
     // The library has 105 tasks besides its composite; a much smaller count means rows went missing.
     if (ONLY_TASKS === '') expect(tasks.size).toBeGreaterThanOrEqual(100);
-    if (ONLY_TASKS === '') expect(rightCredited).toBeGreaterThan(cases.length / 3 - 20);
+    // The oracle answer earns credit for all but a few tasks (propositional_logic, graph_color, boxnet, rush_hour: their rows have answer null).
+    if (ONLY_TASKS === '') expect(rightCredited).toBeGreaterThan(0.9 * (cases.length / 3));
   });
 
   it('rejects a task the library does not have with a 422 naming it, unless configured to score it 0', async () => {
