@@ -30,6 +30,18 @@ def upstream_score(task: str, text: str, row: dict) -> float:
         return 0.0
 
 
+def right_answer(row: dict) -> str:
+    """The oracle; for rows without one (answer null), a solution the library keeps in the metadata, if any."""
+    if row["answer"] is not None:
+        return row["answer"]
+    metadata = row["metadata"]
+    if isinstance(metadata.get("example_answer"), str):  # propositional_logic
+        return metadata["example_answer"]
+    if "possible_answer" in metadata:  # graph_color
+        return json.dumps(metadata["possible_answer"])
+    return ""  # boxnet, rush_hour: no solution is stored
+
+
 def wrong_answers(oracle: str | None) -> list[tuple[str, str]]:
     oracle = oracle or ""
     # A plainly wrong answer, and a near miss: the oracle with its last character changed.
@@ -50,7 +62,7 @@ def main() -> int:
             dataset = build_dataset([task], args.size, args.seed, {})
             rows = [json.loads(json.dumps(nemo_gym_row(dataset[index], "reasoning_gym_simple_agent"))) for index in range(args.size)]
         for row in rows:
-            for kind, candidate in [("right", row["answer"] or ""), *wrong_answers(row["answer"])]:
+            for kind, candidate in [("right", right_answer(row)), *wrong_answers(row["answer"])]:
                 text = f"<answer>{candidate}</answer>"
                 out.write(json.dumps({"task": task, "kind": kind, "row": row, "text": text, "score": upstream_score(task, text, row)}) + "\n")
     out.flush()
