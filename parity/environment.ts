@@ -1,0 +1,20 @@
+/** What the harness needs to know of an environment to run it on both sides and compare the answers. */
+import type { ParityCase } from './cases.ts';
+import type { Random } from './random.ts';
+
+export interface ParityEnvironment {
+  /** The folder under resources_servers/, the same in ngym and in upstream's wheel. */
+  name: string;
+  /** ngym's config file (under resources_servers/<name>/configs/) and upstream's (in the wheel's). */
+  configs: { ngym: string; upstream: string };
+  /** Keys set on both servers' config (e.g. the library path of math_with_judge). */
+  overrides?: Record<string, unknown>;
+  /** Keys set on upstream's server only (its own settings ngym has no key for). */
+  upstreamOverrides?: Record<string, unknown>;
+  /** Other server instances the run needs (a model server the config must name), by instance name. */
+  servers?: Record<string, unknown>;
+  /** The verify fields compared besides `reward` (timings are never listed). */
+  fields: readonly string[];
+  /** `count` cases from the seeded source; the same seed gives the same cases. */
+  generate(random: Random, count: number): ParityCase[];
+}

@@ -1,0 +1,71 @@
+/** Sends every case to both servers of an environment and tallies where they agree. */
+import { appendFileSync } from 'node:fs';
+import { CookieJar } from '../src/client/cookies.ts';
+import type { ServerClient } from '../src/client/server-client.ts';
+import type { ParityCase } from './cases.ts';
+import { compare, type SideResult } from './compare.ts';
+import type { ParityEnvironment } from './environment.ts';
+import { upstreamInstance } from './gym.ts';
+
+export interface EnvironmentResult {
+  environment: string;
+  total: number;
+  /** Reward and every compared field equal. */
+  agree: number;
+  rewardAgree: number;
+  /** Disagreements per case kind and differing field, e.g. `mutation:yaml reward,error_type`. */
+  causes: Map<string, number>;
+}
+
+const IN_FLIGHT = 8;
+
+async function callSide(client: ServerClient, server: string, item: ParityCase): Promise<SideResult> {
+  const cookies = new CookieJar();
+  if (item.seed !== undefined) {
+    const seeded = await client.post(server, '/seed_session', item.seed, { cookies, timeoutMs: 60_000 });
+    if (!seeded.ok) return { status: seeded.status, body: seeded.text.slice(0, 2000) };
+    cookies.merge(seeded.cookies);
+  }
+  const verified = await client.post(server, '/verify', item.verify, { cookies, timeoutMs: 60_000 });
+  if (!verified.ok) return { status: verified.status, body: verified.text.slice(0, 2000) };
+  return { status: verified.status, body: verified.json() };
+}
+
+/** Only what was compared, so the disagreement file shows the difference rather than two echoes of the request. */
+function shown(result: SideResult, fields: readonly string[]): unknown {
+  if (result.status < 200 || result.status >= 300) return result;
+  const body = result.body as Record<string, unknown>;
+  return { status: result.status, ...Object.fromEntries(['reward', ...fields].map((field) => [field, body[field] ?? null])) };
+}
+
+export async function runEnvironment(
+  client: ServerClient,
+  environment: ParityEnvironment,
+  cases: readonly ParityCase[],
+  disagreementsPath: string,
+  progress: (done: number, result: EnvironmentResult) => void,
+): Promise<EnvironmentResult> {
+  const result: EnvironmentResult = { environment: environment.name, total: cases.length, agree: 0, rewardAgree: 0, causes: new Map() };
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < cases.length) {
+      const index = next++;
+      const item = cases[index] as ParityCase;
+      const [ngym, upstream] = await Promise.all([callSide(client, environment.name, item), callSide(client, upstreamInstance(environment.name), item)]);
+      const comparison = compare(ngym, upstream, environment.fields);
+      if (comparison.rewardAgrees) result.rewardAgree += 1;
+      if (comparison.differing.length === 0) result.agree += 1;
+      else {
+        const cause = `${item.kind}: ${comparison.differing.join(',')}`;
+        result.causes.set(cause, (result.causes.get(cause) ?? 0) + 1);
+        const record = { environment: environment.name, index, kind: item.kind, detail: item.detail, differing: comparison.differing, input: { seed: item.seed, verify: item.verify }, ngym: shown(ngym, environment.fields), upstream: shown(upstream, environment.fields) };
+        appendFileSync(disagreementsPath, `${JSON.stringify(record)}\n`);
+      }
+      done += 1;
+      progress(done, result);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return result;
+}
