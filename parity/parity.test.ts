@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { compare } from './compare.ts';
+import { ENVIRONMENTS } from './environments/index.ts';
+import { Random } from './random.ts';
+
+describe('compare', () => {
+  const ok = (body: Record<string, unknown>) => ({ status: 200, body });
+
+  it('agrees when reward and every listed field are equal, numbers within rounding, null and absent alike', () => {
+    expect(compare(ok({ reward: 1, x: null, y: 0.30000000000000004 }), ok({ reward: 1.0, y: 0.3 }), ['x', 'y'])).toEqual({ rewardAgrees: true, differing: [] });
+  });
+
+  it('names each differing field, and ignores fields it was not told to compare', () => {
+    expect(compare(ok({ reward: 1, x: 'A', t: 1 }), ok({ reward: 0, x: 'B', t: 2 }), ['x'])).toEqual({ rewardAgrees: false, differing: ['reward', 'x'] });
+    expect(compare(ok({ reward: 0, list: [1, 2] }), ok({ reward: 0, list: [1, 2, 3] }), ['list']).differing).toEqual(['list']);
+  });
+
+  it('counts both refusing as agreement, one refusing as a status disagreement', () => {
+    expect(compare({ status: 422, body: 'a' }, { status: 400, body: 'b' }, [])).toEqual({ rewardAgrees: true, differing: [] });
+    expect(compare({ status: 422, body: 'a' }, ok({ reward: 0 }), [])).toEqual({ rewardAgrees: false, differing: ['status'] });
+  });
+});
+
+describe('case generators', () => {
+  it.each(ENVIRONMENTS.map((environment) => [environment.name, environment] as const))('%s: 2,000 cases, the example rollouts first, the same for the same seed', (_name, environment) => {
+    const cases = environment.generate(new Random(3), 2000);
+    expect(cases).toHaveLength(2000);
+    expect(cases.slice(0, 5).every((item) => item.kind === 'rollout')).toBe(true);
+    expect(JSON.stringify(environment.generate(new Random(3), 2000))).toBe(JSON.stringify(cases));
+    expect(JSON.stringify(environment.generate(new Random(4), 2000))).not.toBe(JSON.stringify(cases));
+    // A shorter run is the start of a longer one.
+    expect(JSON.stringify(environment.generate(new Random(3), 300))).toBe(JSON.stringify(cases.slice(0, 300)));
+    expect(new Set(cases.map((item) => item.kind)).size).toBeGreaterThan(5);
+  });
+});
