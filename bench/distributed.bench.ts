@@ -17,20 +17,11 @@ import { simpleAgentConfig } from 'ngym/testing';
 import { QueueExecutor } from '../src/rollouts/queue/queue-executor.ts';
 import { REDIS_AVAILABLE, startRedis } from '../faults/redis-server.ts';
 import { format, percentile } from './lib/measure.ts';
+import { PING_ROW as row } from './lib/ping-row.ts';
 
 const ROLLOUTS = Number(process.env.BENCH_DISTRIBUTED_ROLLOUTS ?? 2000);
 const LATENCY_MS = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 100);
 const PER_WORKER = 32;
-
-const row = {
-  responses_create_params: {
-    input: [
-      { role: 'system', content: 'You are a benchmark agent. Call the ping tool once, then answer.' },
-      { role: 'user', content: 'Please ping.' },
-    ],
-    tools: [{ type: 'function', name: 'ping', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, strict: true }],
-  },
-};
 
 async function redisInfo(connection: Redis, field: string): Promise<number> {
   const info = await connection.info();

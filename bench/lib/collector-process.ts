@@ -8,6 +8,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collectRollouts } from 'ngym';
+import { PING_ROW as row } from './ping-row.ts';
 
 interface Options {
   mode: 'ngym' | 'baseline';
@@ -19,15 +20,6 @@ interface Options {
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Options;
-const row = {
-  responses_create_params: {
-    input: [
-      { role: 'system', content: 'You are a benchmark agent. Call the ping tool once, then answer.' },
-      { role: 'user', content: 'Please ping.' },
-    ],
-    tools: [{ type: 'function', name: 'ping', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, strict: true }],
-  },
-};
 const folder = mkdtempSync(join(tmpdir(), 'ngym-bench-'));
 const inputPath = join(folder, 'input.jsonl');
 const outputPath = join(folder, 'output.jsonl');
