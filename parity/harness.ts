@@ -13,6 +13,8 @@ export interface EnvironmentResult {
   /** Reward and every compared field equal. */
   agree: number;
   rewardAgree: number;
+  /** Cases upstream scored above 0: a run where nearly every case scores 0 proves little. */
+  upstreamPositive: number;
   /** Disagreements per case kind and differing field, e.g. `mutation:yaml reward,error_type`. */
   causes: Map<string, number>;
 }
@@ -45,7 +47,7 @@ export async function runEnvironment(
   disagreementsPath: string,
   progress: (done: number, result: EnvironmentResult) => void,
 ): Promise<EnvironmentResult> {
-  const result: EnvironmentResult = { environment: environment.name, total: cases.length, agree: 0, rewardAgree: 0, causes: new Map() };
+  const result: EnvironmentResult = { environment: environment.name, total: cases.length, agree: 0, rewardAgree: 0, upstreamPositive: 0, causes: new Map() };
   let next = 0;
   let done = 0;
   const worker = async () => {
@@ -55,6 +57,7 @@ export async function runEnvironment(
       const [ngym, upstream] = await Promise.all([callSide(client, environment.name, item), callSide(client, upstreamInstance(environment.name), item)]);
       const comparison = compare(ngym, upstream, environment.fields);
       if (comparison.rewardAgrees) result.rewardAgree += 1;
+      if (upstream.status === 200 && Number((upstream.body as { reward?: unknown }).reward) > 0) result.upstreamPositive += 1;
       if (comparison.differing.length === 0) result.agree += 1;
       else {
         const cause = `${item.kind}: ${comparison.differing.join(',')}`;

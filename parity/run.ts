@@ -61,7 +61,7 @@ async function main(): Promise<number> {
       });
       results.push(result);
       process.stdout.write(
-        `${environment.name}: ${result.agree}/${result.total} agree (${percent(result.agree, result.total)}); reward ${result.rewardAgree}/${result.total} (${percent(result.rewardAgree, result.total)}); ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+        `${environment.name}: ${result.agree}/${result.total} agree (${percent(result.agree, result.total)}); reward ${result.rewardAgree}/${result.total} (${percent(result.rewardAgree, result.total)}); upstream reward > 0 on ${result.upstreamPositive}; ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
       );
       for (const [cause, number] of [...result.causes].sort((left, right) => right[1] - left[1])) process.stdout.write(`    ${number}  ${cause}\n`);
       if (result.causes.size > 0) process.stdout.write(`    disagreements: ${path}\n`);
@@ -69,7 +69,7 @@ async function main(): Promise<number> {
   } finally {
     await gym.stop();
   }
-  const summary = results.map((result) => ({ environment: result.environment, total: result.total, agree: result.agree, reward_agree: result.rewardAgree, causes: Object.fromEntries(result.causes) }));
+  const summary = results.map((result) => ({ environment: result.environment, total: result.total, agree: result.agree, reward_agree: result.rewardAgree, upstream_positive: result.upstreamPositive, causes: Object.fromEntries(result.causes) }));
   process.stdout.write(`PARITY_JSON ${JSON.stringify({ seed, cases: count, results: summary })}\n`);
   return 0;
 }

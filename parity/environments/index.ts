@@ -1,8 +1,9 @@
 /** Every environment the parity harness knows, in the order `all` runs them. */
 import type { ParityEnvironment } from '../environment.ts';
+import { calendar } from './calendar.ts';
 import { exampleMultiStep, exampleSingleToolCall } from './examples.ts';
 import { mathWithJudge } from './math-with-judge.ts';
 import { mcqa } from './mcqa.ts';
 import { structuredOutputs } from './structured-outputs.ts';
 
-export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep];
+export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar];
