@@ -1,5 +1,6 @@
 /** What the harness needs to know of an environment to run it on both sides and compare the answers. */
 import type { ParityCase } from './cases.ts';
+import type { PythonSetup } from './gym.ts';
 import type { Random } from './random.ts';
 
 export interface ParityEnvironment {
@@ -7,8 +8,8 @@ export interface ParityEnvironment {
   name: string;
   /** ngym's config file (under resources_servers/<name>/configs/) and upstream's (in the wheel's). */
   configs: { ngym: string; upstream: string };
-  /** Keys set on both servers' config (e.g. the library path of math_with_judge). */
-  overrides?: Record<string, unknown>;
+  /** Keys set on both servers' config (e.g. the library path of math_with_judge); a function when they name venv paths. */
+  overrides?: Record<string, unknown> | ((python: PythonSetup) => Record<string, unknown>);
   /** Keys set on upstream's server only (its own settings ngym has no key for). */
   upstreamOverrides?: Record<string, unknown>;
   /** Other server instances the run needs (a model server the config must name), by instance name. */

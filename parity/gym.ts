@@ -42,10 +42,11 @@ function gymConfig(environments: readonly ParityEnvironment[], python: PythonSet
   const config: Record<string, unknown> = { python_executable: python.executable, python_server_roots: [python.sitePackages] };
   for (const environment of environments) {
     const ngym = serverBlock(join(PACKAGE_ROOT, 'resources_servers', environment.name, 'configs', environment.configs.ngym), environment.name);
+    const overrides = typeof environment.overrides === 'function' ? environment.overrides(python) : environment.overrides;
     const upstream = serverBlock(join(python.sitePackages, 'resources_servers', environment.name, 'configs', environment.configs.upstream), environment.name);
-    config[environment.name] = { resources_servers: { [environment.name]: { ...ngym, ...environment.overrides, entrypoint: 'app.ts' } } };
+    config[environment.name] = { resources_servers: { [environment.name]: { ...ngym, ...overrides, entrypoint: 'app.ts' } } };
     config[upstreamInstance(environment.name)] = {
-      resources_servers: { [environment.name]: { ...upstream, ...environment.overrides, ...environment.upstreamOverrides, entrypoint: 'app.py' } },
+      resources_servers: { [environment.name]: { ...upstream, ...overrides, ...environment.upstreamOverrides, entrypoint: 'app.py' } },
     };
     Object.assign(config, environment.servers);
   }

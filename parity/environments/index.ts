@@ -5,5 +5,6 @@ import { exampleMultiStep, exampleSingleToolCall } from './examples.ts';
 import { mathWithJudge } from './math-with-judge.ts';
 import { mcqa } from './mcqa.ts';
 import { structuredOutputs } from './structured-outputs.ts';
+import { workplaceAssistant } from './workplace-assistant.ts';
 
-export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar];
+export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant];

@@ -23,6 +23,7 @@ AGREE_AT_LEAST = {
     "example_single_tool_call": 124,
     "example_multi_step": 200,
     "calendar": 200,
+    "workplace_assistant": 200,
 }
 # Upstream 0.7.0 rewards only a get_weather call; one example rollout answers in text (ngym keeps v0.1.1's 1.0).
 ROLLOUT_DISAGREEMENTS = {"example_single_tool_call": 1}
