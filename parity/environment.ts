@@ -1,7 +1,7 @@
 /** What the harness needs to know of an environment to run it on both sides and compare the answers. */
 import type { ParityCase } from './cases.ts';
 import type { PythonSetup } from './gym.ts';
-import type { Random } from './random.ts';
+import type { SeededRandom as Random } from 'ngym';
 
 export interface ParityEnvironment {
   /** The folder under resources_servers/, the same in ngym and in upstream's wheel. */

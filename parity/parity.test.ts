@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compare } from './compare.ts';
 import { ENVIRONMENTS } from './environments/index.ts';
-import { Random } from './random.ts';
+import { SeededRandom as Random } from 'ngym';
 
 describe('compare', () => {
   const ok = (body: Record<string, unknown>) => ({ status: 200, body });

@@ -11,7 +11,7 @@ import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 import { ENVIRONMENTS } from './environments/index.ts';
 import { pythonSetup, startParityGym } from './gym.ts';
 import { type EnvironmentResult, runEnvironment } from './harness.ts';
-import { Random } from './random.ts';
+import { SeededRandom as Random } from 'ngym';
 
 const USAGE = `Usage: npm run parity -- <environment|all> [--cases N] [--seed S] [--out DIR]\nEnvironments: ${ENVIRONMENTS.map((environment) => environment.name).join(', ')}`;
 

@@ -38,6 +38,7 @@ export { pythonJsonLoads, type PythonJsonLoadsOptions, pythonJsonLoadsWithFloats
 export { PACKAGE_ROOT } from './util/package-root.ts';
 export { Semaphore } from './util/semaphore.ts';
 export { AsyncQueue } from './util/async-queue.ts';
+export { SeededRandom } from './util/seeded-random.ts';
 export {
   type CollectionSummary,
   type CollectOptions,

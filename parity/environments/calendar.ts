@@ -6,7 +6,7 @@
  */
 import { type ParityCase, callOutput, dataRows, response, rolloutCase, textOutput, truncate } from '../cases.ts';
 import type { ParityEnvironment } from '../environment.ts';
-import type { Random } from '../random.ts';
+import type { SeededRandom as Random } from 'ngym';
 
 function twelveHour(minutes: number, random: Random): string {
   const hour = Math.floor(minutes / 60);

@@ -5,7 +5,7 @@
 import type { ResponseItem } from '../../src/protocol/index.ts';
 import { type ParityCase, callOutput, dataRows, response, rolloutCase, textOutput } from '../cases.ts';
 import type { ParityEnvironment } from '../environment.ts';
-import type { Random } from '../random.ts';
+import type { SeededRandom as Random } from 'ngym';
 
 const CITIES = ['Paris', 'Tokyo', 'São Paulo', '', 'new york', '東京'];
 

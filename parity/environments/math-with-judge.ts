@@ -5,7 +5,7 @@
  */
 import { type ParityCase, callOutput, dataRows, response, rolloutCase, textResponse, truncate } from '../cases.ts';
 import type { ParityEnvironment } from '../environment.ts';
-import type { Random } from '../random.ts';
+import type { SeededRandom as Random } from 'ngym';
 
 /** [family, gold, equivalent forms, non-equivalent forms] */
 const PAIRS: [string, string, string[], string[]][] = [

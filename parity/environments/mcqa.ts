@@ -5,7 +5,7 @@
  */
 import { type ParityCase, callOutput, dataRows, response, rolloutCase, textOutput, textResponse, truncate } from '../cases.ts';
 import type { ParityEnvironment } from '../environment.ts';
-import type { Random } from '../random.ts';
+import type { SeededRandom as Random } from 'ngym';
 
 const TOPICS = ['Mercury', 'Nitrogen', 'cos(x)', 'Hash table', '42', 'Photosynthesis', 'E. coli', '$\\frac{1}{2}$', 'None of the above', 'Paris', 'Both A and B', 'O(n log n)'];
 const MODES = ['strict_single_letter_boxed', 'lenient_boxed', 'lenient_answer_colon', undefined] as const;
@@ -54,7 +54,7 @@ function answerText(random: Random, letter: string, option: string, other: strin
 function generated(random: Random, index: number): ParityCase {
   const size = random.pick([2, 3, 4, 4, 4, 5, 10]);
   const letters = 'ABCDEFGHIJ'.slice(0, size).split('');
-  const texts = random.shuffle(TOPICS).slice(0, size);
+  const texts = random.shuffled(TOPICS).slice(0, size);
   const optionFormat = random.pick(['upper', 'upper', 'lower_keys', 'null_value']);
   const options = letters.map((letter, position) => {
     if (optionFormat === 'lower_keys') return { [letter.toLowerCase()]: texts[position] as string };

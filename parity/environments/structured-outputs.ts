@@ -6,7 +6,7 @@
 import { stringify as yamlText } from 'yaml';
 import { type ParityCase, callOutput, dataRows, response, rolloutCase, textResponse, truncate } from '../cases.ts';
 import type { ParityEnvironment } from '../environment.ts';
-import type { Random } from '../random.ts';
+import type { SeededRandom as Random } from 'ngym';
 
 type Schema = Record<string, unknown>;
 
@@ -38,7 +38,7 @@ function objectSchema(random: Random, depth: number, size: number): [Schema, Rec
   const properties: Record<string, Schema> = {};
   const good: Record<string, unknown> = {};
   const bad: Record<string, unknown> = {};
-  const names = random.shuffle(['name', 'count', 'price', 'active', 'level', 'tags', 'route', 'date', 'owner', 'items']).slice(0, size);
+  const names = random.shuffled(['name', 'count', 'price', 'active', 'level', 'tags', 'route', 'date', 'owner', 'items']).slice(0, size);
   const broken = random.int(0, size - 1);
   names.forEach((name, position) => {
     const [schema, value, wrong] = leaf(random, depth);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ResponseItem } from '../../src/protocol/index.ts';
 import { type ParityCase, callOutput, dataRows, response, textOutput } from '../cases.ts';
 import type { ParityEnvironment } from '../environment.ts';
-import type { Random } from '../random.ts';
+import type { SeededRandom as Random } from 'ngym';
 
 interface Call {
   name: string;

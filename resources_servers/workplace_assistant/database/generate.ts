@@ -13,9 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { uniformInt } from 'pure-rand/distribution/uniformInt';
-import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
-import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
+import { SeededRandom as Random } from 'ngym';
 import { writeCsv } from './csv.ts';
 import { DIRECTORY_FILE, TABLE_FILES } from './office.ts';
 
@@ -66,30 +64,6 @@ const PRODUCTS = ['Software', 'Hardware', 'Services', 'Consulting', 'Training'];
 const STATUSES = ['Qualified', 'Won', 'Lost', 'Lead', 'Proposal'];
 const CONTACT_NOTES = ['Had a call.', 'Sent an email.', 'Saw the demo.', 'Met in person.', 'Sent a proposal.', 'Followed up on pricing.'];
 const TRAFFIC_SOURCES = ['direct', 'direct', 'referral', 'search engine', 'search engine', 'search engine', 'social media'];
-
-class Random {
-  private readonly generator: RandomGenerator;
-  constructor(seed: number) {
-    this.generator = xoroshiro128plus(seed);
-  }
-  int(min: number, max: number): number {
-    return uniformInt(this.generator, min, max);
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(0, items.length - 1)] as T;
-  }
-  chance(probability: number): boolean {
-    return this.int(0, 999_999) < probability * 1_000_000;
-  }
-  shuffled<T>(items: readonly T[]): T[] {
-    const copy = [...items];
-    for (let index = copy.length - 1; index > 0; index--) {
-      const other = this.int(0, index);
-      [copy[index], copy[other]] = [copy[other] as T, copy[index] as T];
-    }
-    return copy;
-  }
-}
 
 const pad = (value: number, width = 2) => String(value).padStart(width, '0');
 const id = (value: number) => pad(value, 8);

@@ -1,9 +1,9 @@
-/** A seeded source of choices for the case generators: the same seed gives the same cases, byte for byte. */
+/** A seeded source of choices for data and case generators: the same seed gives the same sequence, byte for byte. */
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
 
-export class Random {
+export class SeededRandom {
   private readonly generator: RandomGenerator;
 
   constructor(seed: number) {
@@ -16,7 +16,7 @@ export class Random {
   }
 
   pick<T>(items: readonly T[]): T {
-    if (items.length === 0) throw new Error('Random.pick needs at least one item');
+    if (items.length === 0) throw new Error('SeededRandom.pick needs at least one item');
     return items[this.int(0, items.length - 1)] as T;
   }
 
@@ -24,9 +24,10 @@ export class Random {
     return this.int(0, 999_999) < probability * 1_000_000;
   }
 
-  shuffle<T>(items: readonly T[]): T[] {
+  /** A shuffled copy (Fisher-Yates). */
+  shuffled<T>(items: readonly T[]): T[] {
     const copy = [...items];
-    for (let index = copy.length - 1; index > 0; index -= 1) {
+    for (let index = copy.length - 1; index > 0; index--) {
       const other = this.int(0, index);
       [copy[index], copy[other]] = [copy[other] as T, copy[index] as T];
     }
