@@ -50,7 +50,7 @@ export type { FailureClass, RolloutFailure } from './rollouts/failures.ts';
 export { computeMetrics, computeMetricsFromFile, MetricsAccumulator, passAtK, type RolloutMetrics } from './rollouts/rollout-metrics.ts';
 export { createProgressReporter, type ProgressReporter } from './rollouts/progress.ts';
 export { type AggregateMetrics, type AggregateMetricsHooks, computeAggregateMetrics } from './rollouts/reward-profile.ts';
-export { addAverageSampleStdDev, computePassMajorityMetrics, computeSubsetMetrics, highestKMetrics, pickMetrics, type ScoreFunction } from './rollouts/pass-majority.ts';
+export { addAverageSampleStdDev, computePassMajorityMetrics, computeSubsetMetrics, highestKMetrics, type PassMajorityResult, pickMetrics, type ScoreFunction } from './rollouts/pass-majority.ts';
 export * from './data/index.ts';
 export { createViewerApp, DEFAULT_VIEWER_PORT, type RunningViewer, startViewer, type StartViewerOptions, type ViewerOptions } from './viewer/app.tsx';
 export { RolloutIndex, type RolloutSummary } from './viewer/rollout-index.ts';

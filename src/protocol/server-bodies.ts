@@ -30,6 +30,9 @@ export type VerifyResponse = VerifyRequest & { reward: number };
 export const SeedSessionRequest = z.looseObject({});
 export type SeedSessionRequest = Record<string, unknown>;
 
+/** `POST /aggregate_metrics`: the run's verify results, without their trajectories. */
+export const AggregateMetricsRequest = z.looseObject({ verify_responses: z.array(z.looseObject({})) });
+
 registerFastCheck(RunRequest, isValidRunRequest);
 registerFastCheck(SeedSessionRequest, (value) => typeof value === 'object' && value !== null && !Array.isArray(value));
 registerFastCheck(VerifyRequest, isValidVerifyRequest);

@@ -4,8 +4,9 @@
  * environment's verify response. Trainers and `ngym collect` only ever call `/run`.
  */
 import { Response as ResponseSchema, ResponseCreateParams, type Response } from '../protocol/responses.ts';
-import { RunRequest, type VerifyResponse } from '../protocol/server-bodies.ts';
+import { AggregateMetricsRequest, RunRequest, type VerifyResponse } from '../protocol/server-bodies.ts';
 import { validateBody } from '../protocol/validation.ts';
+import { computeAggregateMetrics } from '../rollouts/reward-profile.ts';
 import {
   applyResponseCookies,
   type BaseServerSpec,
@@ -34,7 +35,17 @@ export interface AgentDefinition extends ServerDefinition {
 }
 
 export function defineAgent<Shape extends ConfigShape = Record<never, never>, State = undefined>(spec: AgentSpec<Shape, State>): AgentDefinition {
-  return defineServerOfKind('responses_api_agents', spec, ({ app, requestContext }) => {
+  const routes: AgentSpec<Shape, State>['routes'] = (app, setup) => {
+    spec.routes?.(app, setup);
+    // An agent that does not relay /aggregate_metrics to its environment profiles the results itself, as upstream's agents do.
+    if (!app.routes.some((route) => route.method === 'POST' && route.path === '/aggregate_metrics')) {
+      app.post('/aggregate_metrics', async (http) => {
+        const body = validateBody<{ verify_responses: Record<string, unknown>[] }>(AggregateMetricsRequest, await readJsonBody(http));
+        return http.json(computeAggregateMetrics(body.verify_responses));
+      });
+    }
+  };
+  return defineServerOfKind('responses_api_agents', { ...spec, routes }, ({ app, requestContext }) => {
     app.post('/v1/responses', async (http) => {
       const params = validateBody<ResponseCreateParams>(ResponseCreateParams, await readJsonBody(http));
       const handlerContext = requestContext(http);

@@ -17,7 +17,7 @@
 import * as z from 'zod';
 import { isValidVerifyRequest } from '../protocol/fast-checks.ts';
 import { parseReportingInput, RequestValidationError, validateBody } from '../protocol/validation.ts';
-import { SeedSessionRequest, VerifyRequest } from '../protocol/server-bodies.ts';
+import { AggregateMetricsRequest, SeedSessionRequest, VerifyRequest } from '../protocol/server-bodies.ts';
 import { pythonJsonDumps } from '../python-compat/python-json.ts';
 import { isPythonDict } from '../python-compat/python-values.ts';
 import { type AggregateMetricsHooks, computeAggregateMetrics } from '../rollouts/reward-profile.ts';
@@ -27,7 +27,6 @@ import { handleMcpRequest, MCP_PATH, McpSessionTokens, mcpSessionMetadata, withB
 import type { ServerDefinition } from './server-definition.ts';
 import { type FunctionToolDefinition, toolParametersSchema } from './tool-schema.ts';
 
-const AggregateMetricsRequest = z.looseObject({ verify_responses: z.array(z.looseObject({})) });
 
 /** Keys every resources server's config accepts besides its own. */
 const RESOURCES_CONFIG = {
