@@ -4,9 +4,11 @@
  * Every command prints its help for `--help`, `-h`, `+h=true` and `+help=true`, before any side effect.
  */
 import * as z from 'zod';
+import { ServerClient } from '../client/server-client.ts';
 import type { GlobalConfig } from '../config/global-config.ts';
 import { ConfigError } from '../errors.ts';
 import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
+import { AUTH_TOKEN_KEY, authTokenOf } from '../server/auth.ts';
 
 interface CliParameter {
   name: string;
@@ -69,4 +71,9 @@ export function readParameters<Schema extends z.ZodType>(globalConfig: GlobalCon
   }
   if (other.length > 0) lines.push('Invalid parameters:', ...other);
   throw new ConfigError('NGYM_USAGE', lines.join('\n'), { key: missing[0] ?? details[0]?.loc.join('.') });
+}
+
+/** A client of the running gym the config's head server names, with its auth_token when it has one. */
+export function headServerClient(globalConfig: GlobalConfig): Promise<ServerClient> {
+  return ServerClient.fromHeadServer(globalConfig.headServer, undefined, authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]));
 }

@@ -5,11 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
-import { raiseForStatus, ServerClient } from '../../client/server-client.ts';
+import { raiseForStatus } from '../../client/server-client.ts';
 import { loadGlobalConfig } from '../../config/global-config.ts';
 import { ConfigError } from '../../errors.ts';
-import { AUTH_TOKEN_KEY, authTokenOf } from '../../server/auth.ts';
-import { type CliCommand, readParameters } from '../command.ts';
+import { type CliCommand, headServerClient, readParameters } from '../command.ts';
 
 /** The quickstart's request: a developer prompt, a vague question about San Francisco, and the get_weather tool. */
 export function quickstartRequest(message: string): Record<string, unknown> {
@@ -66,7 +65,7 @@ Also runnable as upstream's \`python responses_api_agents/simple_agent/client.py
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
     const parameters = readParameters(globalConfig, Parameters, Object.keys(Parameters.shape));
-    const client = await ServerClient.fromHeadServer(globalConfig.headServer, undefined, authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]));
+    const client = await headServerClient(globalConfig);
     const agents = client.config.servers.filter((instance) => instance.serverType === 'responses_api_agents').map((instance) => instance.name);
     const agent = parameters.agent_name ?? QUICKSTART_AGENTS.find((name) => agents.includes(name));
     if (agent === undefined || !agents.includes(agent)) {

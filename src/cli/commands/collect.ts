@@ -6,9 +6,8 @@ import { describeError } from '../../errors.ts';
 import { type CollectionSummary, collectRollouts, DEFAULT_STALL_TIMEOUT_SECONDS } from '../../rollouts/collect.ts';
 import { QueueSettings } from '../../rollouts/queue/connection.ts';
 import { STALL_POLICIES } from '../../rollouts/stall-watch.ts';
-import { AUTH_TOKEN_KEY, authTokenOf } from '../../server/auth.ts';
 import { createProgressReporter } from '../../rollouts/progress.ts';
-import { type CliCommand, readParameters } from '../command.ts';
+import { type CliCommand, headServerClient, readParameters } from '../command.ts';
 import { queueExecutor } from './collect-queue.ts';
 
 const Parameters = z.object({
@@ -80,9 +79,8 @@ function reportSummary(summary: CollectionSummary, write: (text: string) => void
  * so it runs without when no head server answers here (the workers reach their own).
  */
 async function connectToGym(globalConfig: GlobalConfig, distributed: boolean): Promise<ServerClient | undefined> {
-  const token = authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]);
   try {
-    return await ServerClient.fromHeadServer(globalConfig.headServer, undefined, token);
+    return await headServerClient(globalConfig);
   } catch (error) {
     if (!distributed) throw error;
     process.stderr.write(`${describeError(error)}\nGoing on without it: agent names are checked by the workers, and /aggregate_metrics is not asked.\n`);

@@ -1,11 +1,9 @@
 /** `ngym worker`: run the rollout jobs of a distributed `ngym collect` against the servers this host reaches. */
 import * as z from 'zod';
-import { ServerClient } from '../../client/server-client.ts';
 import { loadGlobalConfig } from '../../config/global-config.ts';
 import { connectRedis, describeRedis, QueueSettings } from '../../rollouts/queue/connection.ts';
 import { startQueueWorker } from '../../rollouts/queue/queue-worker.ts';
-import { AUTH_TOKEN_KEY, authTokenOf } from '../../server/auth.ts';
-import { type CliCommand, readParameters } from '../command.ts';
+import { type CliCommand, headServerClient, readParameters } from '../command.ts';
 
 const Parameters = z.object({
   queue: QueueSettings,
@@ -38,7 +36,7 @@ Example:
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
     const parameters = readParameters(globalConfig, Parameters, Object.keys(Parameters.shape));
-    const client = await ServerClient.fromHeadServer(globalConfig.headServer, undefined, authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]));
+    const client = await headServerClient(globalConfig);
     const connection = connectRedis(parameters.queue.url);
     const log = (message: string) => process.stderr.write(`${message}\n`);
     const worker = startQueueWorker({

@@ -18,8 +18,7 @@ import { readJsonl } from '../../rollouts/jsonl.ts';
 import { JsonlAppender, outputPathsFor } from '../../rollouts/output-files.ts';
 import { computeAggregateMetrics } from '../../rollouts/reward-profile.ts';
 import { computeMetrics } from '../../rollouts/rollout-metrics.ts';
-import { AUTH_TOKEN_KEY, authTokenOf } from '../../server/auth.ts';
-import { readParameters } from '../command.ts';
+import { headServerClient, readParameters } from '../command.ts';
 
 type Row = Record<string, unknown>;
 const write = (text: string) => process.stdout.write(text);
@@ -150,7 +149,7 @@ export async function reverifyRollouts(args: string[]): Promise<number> {
     throw new NgymError('NGYM_USAGE', `${paths.output} exists; pass --overwrite to replace it.`);
   }
   const rows = (await readRows(parameters.rollouts_jsonl_fpath)).slice(0, parameters.limit);
-  const client = await ServerClient.fromHeadServer(globalConfig.headServer, undefined, authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]));
+  const client = await headServerClient(globalConfig);
   const results: (Row | undefined)[] = new Array(rows.length);
   const failures: Row[] = [];
   let next = 0;
