@@ -59,7 +59,7 @@ const DEFAULT_MAX_REQUEST_BODY_MB = 256;
 export function bodyLimitMiddleware(maxBodyBytes: number): MiddlewareHandler {
   const shown = maxBodyBytes >= MIB ? `${Number((maxBodyBytes / MIB).toFixed(2))} MiB` : `${maxBodyBytes} bytes`;
   const detail = `Request body is larger than this server's limit of ${shown} (config key max_request_body_mb)`;
-  return bodyLimit({
+  const streamedLimit = bodyLimit({
     maxSize: maxBodyBytes,
     onError: (context) => {
       // An HTTP/1.1 socket whose request body was left unread is closed after the answer, so the client must
@@ -70,6 +70,15 @@ export function bodyLimitMiddleware(maxBodyBytes: number): MiddlewareHandler {
       return context.json({ detail }, 413, headers);
     },
   });
+  // Hono's bodyLimit reads `req.raw.body`, which makes @hono/node-server build a full fetch Request for every
+  // request (it doubled the CPU per rollout). A declared length is checked from the header alone; only a
+  // streamed body without one goes through the counting path.
+  return async (context, next) => {
+    if (context.req.method === 'GET' || context.req.method === 'HEAD') return next();
+    const length = context.req.header('content-length');
+    if (length === undefined || context.req.header('transfer-encoding') !== undefined) return streamedLimit(context, next);
+    return Number.parseInt(length, 10) > maxBodyBytes ? streamedLimit(context, next) : next();
+  };
 }
 
 /** `max_request_body_mb` of a config (default DEFAULT_MAX_REQUEST_BODY_MB) in bytes; null for no limit. */
