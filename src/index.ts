@@ -68,7 +68,7 @@ export {
 export { ModelEndpoint, type ModelEndpointOptions, openAiEndpointConfig, RETRY_STATUSES } from './client/model-endpoint.ts';
 export * from './judge/index.ts';
 export * from './sandbox/index.ts';
-export { DEFAULT_MATH_TIMEOUT_SECONDS, type MathCheck, MathVerifier, type MathVerifierOptions, type MathVerifyResult, sympyString } from './math/index.ts';
+export { DEFAULT_MATH_TIMEOUT_SECONDS, lastBoxedContent, type MathCheck, MathVerifier, type MathVerifierOptions, type MathVerifyResult, sympyString } from './math/index.ts';
 export { type PythonMatch, PythonRegex, PythonRegexError, type PythonRegexFlags } from './python-compat/python-regex.ts';
 export {
   comparePythonStrings,

@@ -46,6 +46,24 @@ describe('math_with_judge library check', () => {
     expect(reply.json<Record<string, unknown>>()).toMatchObject({ library_reward: 1 });
   });
 
+  // Upstream 0.7.0's gate: no complete, non-empty last \boxed{} means reward 0, no extracted answer, no judge call.
+  it.each([
+    ['no box', 'The answer is $\\frac{5}{6}$.'],
+    ['a box never closed', 'So \\boxed{\\frac{5}{6}'],
+    ['an empty box', 'First \\boxed{\\frac{5}{6}}, then \\boxed{ }'],
+    ['\\fbox only', '\\fbox{\\frac{5}{6}}'],
+  ])('scores an answer with %s 0 before the library or the judge sees it', async (_, text) => {
+    verdicts = ['[[A=B]]', '[[A=B]]'];
+    const { body } = await verify(text);
+    expect(body).toMatchObject({ reward: 0, library_reward: 0, extracted_answer: null, judge_evaluations: null });
+    expect(judge.calls).toHaveLength(0);
+  });
+
+  it('reads the whole text once a box closes it: two boxes close together are one set (math-verify 0.8)', async () => {
+    const { body } = await verify('Either \\boxed{\\frac{5}{6}} or \\boxed{\\frac{6}{5}}');
+    expect(body).toMatchObject({ library_reward: 0, extracted_answer: '{5/6, 6/5}' });
+  });
+
   it('requires question and expected_answer', async () => {
     const reply = await http.request(gym.url('math_with_judge', '/verify'), { body: { responses_create_params: row.responses_create_params, response: modelResponse([]) } });
     expect(reply.status).toBe(422);

@@ -1,10 +1,10 @@
 /**
- * math_with_judge: math problems graded by answer equivalence. The library check (our Math-Verify
- * counterpart: answer extraction, LaTeX normalization, symbolic and numeric comparison on worker threads
- * with a time limit) decides first; when it finds no match and `should_use_judge` is set, an LLM judge
+ * math_with_judge: math problems graded by answer equivalence, by upstream 0.7.0's rules. An answer without a
+ * complete `\boxed{...}` scores 0. Otherwise the library check (our Math-Verify 0.8 counterpart: answer
+ * extraction, LaTeX normalization, symbolic and numeric comparison on worker threads with a time limit) decides first; when it finds no match and `should_use_judge` is set, an LLM judge
  * compares the expected answer with the whole generation in both orders, and both must say "equal".
  */
-import { computePassMajorityMetrics, defineResourcesServer, DEFAULT_MATH_TIMEOUT_SECONDS, highestKMetrics, pickMetrics, judgeConfigShape, LlmJudge, MathVerifier, parseVerdict, PromptTemplate, type JudgeEvaluation, responseOutputText } from 'ngym';
+import { computePassMajorityMetrics, defineResourcesServer, DEFAULT_MATH_TIMEOUT_SECONDS, highestKMetrics, lastBoxedContent, pickMetrics, judgeConfigShape, LlmJudge, MathVerifier, parseVerdict, PromptTemplate, type JudgeEvaluation, responseOutputText } from 'ngym';
 import * as z from 'zod';
 
 // Upstream's judge prompt (data carried over verbatim, including the two spaces after "1." and "2.").
@@ -59,6 +59,10 @@ export default defineResourcesServer({
     const question = request.question;
     const expected = request.expected_answer;
     const generated = responseOutputText(request.response);
+    // Upstream 0.7.0 scores an answer with no complete, non-empty last `\boxed{...}` 0 before the library or judge
+    // sees it, and reports no extracted answer.
+    const boxed = lastBoxedContent(generated);
+    if (boxed === undefined || boxed.trim() === '') return { expected_answer: expected, extracted_answer: null, library_reward: 0, reward: 0, judge_evaluations: null };
     const library = await state.math.check(expected, generated);
     if (library.failure !== undefined) logger.warn({ failure: library.failure, elapsedMs: Math.round(library.elapsedMs) }, 'math library check gave no verdict');
     const result = { expected_answer: expected, extracted_answer: library.extractedAnswer, library_reward: library.reward };

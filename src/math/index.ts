@@ -13,6 +13,7 @@ import type { MathTask } from './worker.ts';
 // The Compute Engine loads only in worker threads; import math-verify.ts directly to check in-process.
 export type { MathVerifyResult } from './math-verify.ts';
 export { sympyString } from './sympy-str.ts';
+export { lastBoxedContent } from './latex-normalize.ts';
 
 export const DEFAULT_MATH_TIMEOUT_SECONDS = 5;
 

@@ -8,30 +8,49 @@
 
 export type BoxedMode = 'all' | 'last' | 'none';
 
-/** The contents of every `\boxed{...}` / `\fbox{...}` (brace-balanced), in order. */
-function boxedContents(text: string): string[] {
-  const contents: string[] = [];
-  const opener = /\\(?:boxed|fbox)\s*\{/g;
-  for (let match = opener.exec(text); match !== null; match = opener.exec(text)) {
-    const start = match.index + match[0].length;
-    let depth = 1;
-    let index = start;
-    for (; index < text.length && depth > 0; index++) {
-      const char = text[index];
-      if (char === '\\') index++;
-      else if (char === '{') depth++;
-      else if (char === '}') depth--;
+/** Where the `{...}` opening at `open` closes (unescaped braces counted, as latex2sympy2 does), or -1. */
+function closingBrace(text: string, open: number, limit: number): number {
+  let depth = 1;
+  for (let index = open + 1; index < limit; index++) {
+    if (text[index] === '{') depth++;
+    else if (text[index] === '}' && --depth === 0) return index;
+  }
+  return -1;
+}
+
+/**
+ * The answer held in `\boxed{...}` / `\fbox{...}` boxes, read right to left as latex2sympy2 1.10's
+ * `extract_boxed_content`: 'all' joins every box with commas; 'last' keeps the last box and also each earlier
+ * one that sits close before it (under 10 characters between them, or under 70 with `and`, `or`, `,` or `;`
+ * between and a different content), so "\boxed{1}, \boxed{2}" is the set of both. A box never closed, or one
+ * without braces, is read to the end of the text. Undefined when there is no box.
+ */
+function boxedAnswer(text: string, mode: 'all' | 'last'): string | undefined {
+  const results: string[] = [];
+  let limit = text.length;
+  let laterStart: number | undefined;
+  for (;;) {
+    const start = Math.max(text.lastIndexOf('\\boxed', limit - 1), text.lastIndexOf('\\fbox', limit - 1));
+    if (start < 0) break;
+    let open = start + (text.startsWith('\\boxed', start) ? 6 : 5);
+    while (open < limit && /\s/.test(text[open] as string)) open++;
+    if (open >= limit) break;
+    const close = text[open] === '{' ? closingBrace(text, open, limit) : -1;
+    if (close < 0) {
+      if (results.length === 0) results.push(text.slice(open));
+      break;
     }
-    if (depth !== 0) continue;
-    contents.push(text.slice(start, index - 1));
-    opener.lastIndex = index;
+    const content = text.slice(open + 1, close).trim();
+    if (mode === 'last' && laterStart !== undefined) {
+      const between = text.slice(close + 1, laterStart);
+      const near = between.length < 10 || (content !== results.at(-1) && between.length < 70 && /and|or|,|;/.test(between));
+      if (!near) break;
+    }
+    results.push(content);
+    laterStart = start;
+    limit = start;
   }
-  // `\boxed 5` (no braces) also occurs.
-  if (contents.length === 0) {
-    const bare = /\\boxed\s+([^\s$]+)/.exec(text);
-    if (bare !== null) contents.push(bare[1] as string);
-  }
-  return contents;
+  return results.length === 0 ? undefined : results.reverse().join(',');
 }
 
 const UNIT_WORDS = [
@@ -124,26 +143,47 @@ function replaceCommand(text: string, command: RegExp, replace: (content: string
   }
 }
 
+/** The exact contents of the last complete `\\boxed{...}` (upstream 0.7.0's gate before the library check), or undefined. */
+export function lastBoxedContent(text: string): string | undefined {
+  const start = text.lastIndexOf('\\boxed{');
+  if (start < 0) return undefined;
+  const open = start + '\\boxed'.length;
+  const close = closingBrace(text, open, text.length);
+  return close < 0 ? undefined : text.slice(open + 1, close);
+}
+
+/** `\\pm b` is the set {-b, b} and `a \\pm b` the set {a+b, a-b} in latex2sympy2 (also after `x =`). */
+function plusMinus(text: string): string {
+  const match = /^((?:[^=,;]*=)?\s*)([^=,;]*?)\s*(?:\\pm|±)\s*([^=,;]+)$/.exec(text);
+  if (match === null) return text;
+  const [, assigned, base, offset] = match as unknown as [string, string, string, string];
+  const set = base.trim() === '' ? `-{${offset}}, ${offset}` : `${base}+{${offset}}, ${base}-{${offset}}`;
+  return `${assigned}\\{${set}\\}`;
+}
+
 export function normalizeLatex(input: string, boxed: BoxedMode): string {
   let text = input;
   if (boxed !== 'none') {
-    const contents = boxedContents(text);
-    if (contents.length > 0) text = boxed === 'last' ? (contents.at(-1) as string) : contents.join(',');
+    text = boxedAnswer(text, boxed) ?? text;
   }
   text = stripDelimiters(text);
 
   // Spacing and sizing commands carry no meaning.
   text = text.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|big|Big|bigg|Bigg)(?![A-Za-z])/g, '');
   text = text.replace(/\\(?:displaystyle|textstyle|scriptstyle)(?![A-Za-z])/g, '');
-  text = text.replace(/\\(?:quad|qquad)(?![A-Za-z])/g, ' ').replace(/\\[,;:! ]/g, (match) => (match === '\\!' ? '' : ' '));
+  // `\\` (a matrix row break) is kept whole: only a single backslash before `,;:! ` is a space command.
+  text = text.replace(/\\(?:quad|qquad)(?![A-Za-z])/g, ' ').replace(/\\\\|\\[,;:! ]/g, (match) => (match === '\\\\' ? match : match === '\\!' ? '' : ' '));
   text = text.replace(/~/g, ' ');
   text = text.replace(/\\[dt]frac(?![A-Za-z])/g, '\\frac').replace(/\\[dt]binom(?![A-Za-z])/g, '\\binom');
   text = text.replace(/\\(?:leqslant|leq)(?![A-Za-z])/g, '\\le').replace(/\\(?:geqslant|geq)(?![A-Za-z])/g, '\\ge');
-  text = text.replace(/−/g, '-').replace(/×/g, '\\times ').replace(/÷/g, '\\div ').replace(/·/g, '\\cdot ');
+  text = text.replace(/−/g, '-').replace(/×/g, '\\times ').replace(/÷/g, '\\div ');
+
+  // A percentage is the number times 1/100, as latex2sympy2 builds it (`%` alone would start a LaTeX comment).
+  text = text.replace(/(\d[\d,]*(?:\.\d+)?|\.\d+)\s*\\?%/g, '$1\\times\\frac{1}{100}');
 
   // Currency, degrees and units.
   text = text.replace(/\\\$|\$/g, '');
-  text = text.replace(/\^\s*\{?\s*\\circ\s*\}?|°|\\degree(?![A-Za-z])/g, '');
+  text = text.replace(/\^\s*\{?\s*\\circ\s*\}?|\\degree(?![A-Za-z])/g, '');
   text = text.replace(TEXT_UNIT, '');
   text = text.replace(TRAILING_UNIT, '$1');
 
@@ -163,5 +203,7 @@ export function normalizeLatex(input: string, boxed: BoxedMode): string {
   // Nits: trailing punctuation and whitespace.
   text = text.replace(/\s+/g, ' ').trim();
   text = text.replace(/[.,;:\s]+$/, '');
-  return text;
+  // latex2sympy2's one numeric nit: exactly `0.5` is read as the fraction (so it prints `1/2`).
+  if (text === '0.5') return '\\frac{1}{2}';
+  return plusMinus(text);
 }

@@ -37,12 +37,15 @@ describe('answer extraction', () => {
   });
 
   it('takes the rightmost match within a priority', () => {
-    expect(verifyMathAnswer('9', '\\boxed{3} was wrong; the right value is \\boxed{9}').extractedAnswer).toBe('9');
+    expect(verifyMathAnswer('9', 'We get 3 at first; much later, after checking every step again, we find \\boxed{9}').extractedAnswer).toBe('9');
   });
 
-  it('keeps the last box of a greedy \\boxed{...} match', () => {
-    expect(normalizeLatex('\\boxed{1} and \\boxed{\\frac{2}{3}}', 'last')).toBe('\\frac{2}{3}');
+  it('keeps the last box of a greedy \\boxed{...} match, with the boxes just before it (latex2sympy2 1.10)', () => {
+    expect(normalizeLatex('\\boxed{1} and \\boxed{\\frac{2}{3}}', 'last')).toBe('1,\\frac{2}{3}');
+    expect(normalizeLatex('\\boxed{1} was only a first try. Going back over the whole computation slowly gives \\boxed{\\frac{2}{3}}', 'last')).toBe('\\frac{2}{3}');
+    expect(normalizeLatex('\\boxed{2} and then, after thinking it over with care, \\boxed{2}', 'last')).toBe('2');
     expect(normalizeLatex('\\boxed{1} and \\boxed{2}', 'all')).toBe('1,2');
+    expect(normalizeLatex('\\boxed{1} and \\boxed{2', 'last')).toBe('{2');
   });
 
   it('joins answers given as several environments into one set', () => {
@@ -136,5 +139,36 @@ describe('sympy text form', () => {
     expect(sympyFloat(1e-5)).toBe('1.00000000000000e-5');
     expect(sympyFloat(1e20)).toBe('1.00000000000000e+20');
     expect(sympyFloat(-2.5)).toBe('-2.50000000000000');
+  });
+});
+
+// Each row was run through upstream 0.7.0's library check (math-verify 0.8.0, latex2sympy2_extended 1.10.2):
+// gold, answer, reward, extracted_answer as upstream reports them.
+describe('Math-Verify 0.8 / latex2sympy2 1.10 rules (checked against upstream)', () => {
+  it.each([
+    ['9', '\\boxed{3} was wrong; the right value is \\boxed{9}', 0, '{3, 9}'],
+    ['9', '\\boxed{3} was wrong. After a long and careful second look at every step, the value is \\boxed{9}', 1, '9'],
+    ['\\frac{2}{3}', '\\boxed{1} and \\boxed{\\frac{2}{3}}', 0, '{2/3, 1}'],
+    ['\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}', '\\boxed{\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}}', 1, 'Matrix([[1, 2], [3, 4]])'],
+    ['\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}', '\\boxed{\\begin{pmatrix} 1 & 3 \\\\ 2 & 4 \\end{pmatrix}}', 0, 'Matrix([[1, 3], [2, 4]])'],
+    ['12.5\\%', '\\boxed{12.5%}', 1, '12.5*(1/100)'],
+    ['25\\%', '\\boxed{0.25}', 1, '0.250000000000000'],
+    ['25\\%', '\\boxed{25}', 0, '25'],
+    ['\\{-1, 1\\}', '\\boxed{x = \\pm 1}', 1, 'Eq(x, {-1, 1})'],
+    ['\\{2+\\sqrt{3}, 2-\\sqrt{3}\\}', '\\boxed{2 \\pm \\sqrt{3}}', 1, '{2 - sqrt(3), sqrt(3) + 2}'],
+    ['(2, \\infty)', '\\boxed{(2, \\infty)}', 1, 'Interval.open(2, oo)'],
+    ['[2, \\infty)', '\\boxed{[2, \\infty)}', 1, 'Interval(2, oo)'],
+    ['(1, -2)', '\\boxed{(1, -2)}', 1, '(1, -2)'],
+    ['(0, 1]', '\\boxed{0 < x \\le 1}', 0, '(x <= 1) & (0 < x)'],
+    ['720', '\\boxed{720.0}', 1, '720.000000000000'],
+    ['x = 4', '\\boxed{x = 4.0}', 1, 'Eq(x, 4.0)'],
+    ['\\sqrt{2}', '\\boxed{√2}', 0, '√2'],
+    ['30', '\\boxed{30°}', 0, '30°'],
+    ['\\frac{1}{2}', '\\boxed{½}', 0, '½'],
+    ['\\frac{1}{2}', '\\boxed{0.5}', 1, '1/2'],
+    ['\\{1, 2\\}', '\\boxed{\\{1, 2\\}}, \\boxed{\\{1, 2, 3\\}}', 0, 'FiniteSet({1, 2}, {1, 2, 3})'],
+    ['\\(\\frac{1}{2}\\)', '\\boxed{0.5}', 1, '1/2'],
+  ])('%s vs %s', (gold, answer, reward, extracted) => {
+    expect(verifyMathAnswer(gold, answer)).toEqual({ reward, extractedAnswer: extracted });
   });
 });

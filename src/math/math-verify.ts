@@ -9,6 +9,7 @@
 import { ComputeEngine, type Expression, type ExpressionInput, isFunction } from '@cortex-js/compute-engine';
 import { DEFAULT_EQUIVALENCE, Equivalence, type EquivalenceOptions } from './equivalence.ts';
 import { answerCandidates, type Candidate, type Target } from './extract.ts';
+import { latex2sympyShape } from './latex2sympy-shape.ts';
 import { normalizeLatex } from './latex-normalize.ts';
 import { inSetOrder, sympyString } from './sympy-str.ts';
 
@@ -35,12 +36,16 @@ function lastEquation(latex: string): string {
   return sides.length > 2 ? (sides.at(-1) as string) : latex;
 }
 
+/** Characters latex2sympy2's grammar has no token for: an answer holding one does not parse upstream. */
+const UNREADABLE = /[°√∞·\u00BC-\u00BE\u2150-\u215F]/;
+
 function parseLatex(ce: ComputeEngine, latex: string): Item | undefined {
+  if (UNREADABLE.test(latex)) return undefined;
   for (const attempt of new Set([latex, lastEquation(latex)])) {
     if (attempt.trim() === '') continue;
     const expression = ce.parse(attempt);
     if (!expression.isValid || expression.operator === 'Nothing') continue;
-    const raw = ce.parse(attempt, { form: 'raw' }).json;
+    const raw = latex2sympyShape(ce, ce.parse(attempt, { form: 'raw' }).json, attempt);
     // A bare comma list (`3, 2`, no brackets) is a set in latex2sympy2, as the roots of an equation are.
     if (Array.isArray(raw) && raw[0] === 'Delimiter' && raw[2] === "','" && Array.isArray(raw[1]) && raw[1][0] === 'Sequence') {
       const set = ['Set', ...(raw[1].slice(1) as ExpressionInput[])] as const;

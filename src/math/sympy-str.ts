@@ -30,7 +30,7 @@ import {
 export { sympyFloat } from './sympy-expr.ts';
 
 /** sympy's `PRECEDENCE` values. */
-const PRECEDENCE = { relation: 35, add: 40, mul: 50, pow: 60, func: 70, atom: 1000 };
+const PRECEDENCE = { relation: 35, bitwiseAnd: 38, add: 40, mul: 50, pow: 60, func: 70, atom: 1000 };
 
 const SYMBOLS: Record<string, string> = { EmptySet: 'EmptySet', Nothing: 'None', True: 'True', False: 'False' };
 
@@ -191,8 +191,13 @@ function printOther(json: Json): Printed {
     case 'Pair':
     case 'Triple':
       return atom(args.length === 1 ? `(${text(args[0] as Json)},)` : `(${list(args)})`);
-    case 'Set':
-      return atom(`{${list(inSetOrder(args, (arg) => arg))}}`);
+    case 'Set': {
+      // A set holding a set prints as `FiniteSet(...)`, sympy's way to keep it apart from a set literal.
+      const items = list(inSetOrder(args, (arg) => arg));
+      return atom(JSON.stringify(args).includes('"Set"') ? `FiniteSet(${items})` : `{${items}}`);
+    }
+    case 'And':
+      return { text: args.map((arg) => parenthesize(printSym(toSym(arg)), PRECEDENCE.bitwiseAnd)).join(' & '), precedence: PRECEDENCE.bitwiseAnd };
     case 'List':
       return atom(`[${list(args)}]`);
     case 'Matrix':
@@ -201,7 +206,10 @@ function printOther(json: Json): Printed {
       const open = (bound: Json) => Array.isArray(bound) && bound[0] === 'Open';
       const value = (bound: Json) => (open(bound) ? ((bound as Json[])[1] as Json) : bound);
       const [low, high] = args as [Json, Json];
-      const kind = open(low) ? (open(high) ? '.open' : '.Lopen') : open(high) ? '.Ropen' : '';
+      // sympy makes an infinite end open and then names the interval by its finite ends only.
+      const infinite = (bound: Json) => ['PositiveInfinity', 'NegativeInfinity', 'ComplexInfinity'].includes(value(bound) as string) || (Array.isArray(value(bound)) && (value(bound) as Json[])[0] === 'Negate' && (value(bound) as Json[])[1] === 'PositiveInfinity');
+      const [left, right] = [open(low) || infinite(low), open(high) || infinite(high)];
+      const kind = (infinite(low) && infinite(high)) || (infinite(low) && !right) || (infinite(high) && !left) || (!left && !right) ? '' : left && right ? '.open' : left ? '.Lopen' : '.Ropen';
       return atom(`Interval${kind}(${text(value(low))}, ${text(value(high))})`);
     }
     case 'Union':
