@@ -1,7 +1,8 @@
 /**
  * math_with_judge, library path (should_use_judge false on both sides): the example rollouts, then pairs of a gold
  * answer and a model's answer that are equivalent or not, across integers, fractions, decimals, percentages,
- * intervals, sets, matrices, expressions and units, written boxed, in LaTeX, markdown or unicode.
+ * intervals, sets, matrices, expressions and units, written boxed (alone, twice, close together or far apart, empty,
+ * unclosed), in LaTeX, markdown or unicode, with several candidates, empty or truncated.
  */
 import { type ParityCase, callOutput, dataRows, response, rolloutCase, textResponse, truncate } from '../cases.ts';
 import type { ParityEnvironment } from '../environment.ts';
@@ -31,6 +32,23 @@ const PAIRS: [string, string, string[], string[]][] = [
   ['equation', 'x = 4', ['4', 'x=4', 'x = 4.0'], ['x = -4', 'y = 4']],
   ['tuple', '(1, -2)', ['(1,-2)', 'x=1, y=-2'], ['(-2, 1)', '(1, 2)']],
   ['complex', '3 + 4i', ['4i + 3', '3+4i'], ['3 - 4i', '4 + 3i']],
+  ['integer', '1000', ['1{,}000', '1,000', '10^3', '1000.00'], ['100', '10^4', '1001']],
+  ['integer', '0', ['0', '0.0', '-0'], ['1', 'o']],
+  ['fraction', '-\\frac{2}{3}', ['\\frac{-2}{3}', '-2/3', '-\\dfrac{4}{6}', '-0.6666666667'], ['\\frac{2}{3}', '-\\frac{3}{2}', '-0.67']],
+  ['fraction', '\\frac{7}{2}', ['3\\frac{1}{2}', '3.5', '\\frac{14}{4}'], ['\\frac{2}{7}', '3.2']],
+  ['decimal', '2.5 \\times 10^{-3}', ['0.0025', '\\frac{1}{400}', '2.5 \\cdot 10^{-3}'], ['0.025', '2.5 \\times 10^{3}']],
+  ['percentage', '40\\%', ['40%', '40 \\%', '0.4', '\\frac{2}{5}', '40 percent'], ['4\\%', '0.04', '60%']],
+  ['interval', '(-\\infty, 3)', ['(-\\infty,3)', 'x < 3', '\\left(-\\infty, 3\\right)'], ['(-\\infty, 3]', '(3, \\infty)', 'x > 3']],
+  ['interval', '(-\\infty, -1) \\cup (1, \\infty)', ['(-\\infty,-1)\\cup(1,\\infty)', '(1, \\infty) \\cup (-\\infty, -1)'], ['(-1, 1)', '(-\\infty, -1] \\cup [1, \\infty)']],
+  ['set', '\\{2, 5\\}', ['\\{5, 2\\}', '2, 5', 'x = 2, x = 5', '2 \\text{ and } 5'], ['\\{2\\}', '\\{2, 5, 7\\}', '\\{-2, 5\\}']],
+  ['set', '\\emptyset', ['\\emptyset', '\\{\\}'], ['\\{0\\}', '0']],
+  ['matrix', '\\begin{pmatrix} 3 \\\\ -1 \\end{pmatrix}', ['\\begin{pmatrix}3\\\\-1\\end{pmatrix}', '\\begin{bmatrix} 3 \\\\ -1 \\end{bmatrix}'], ['\\begin{pmatrix} -1 \\\\ 3 \\end{pmatrix}', '\\begin{pmatrix} 3 & -1 \\end{pmatrix}', '(3, -1)']],
+  ['expression', '\\frac{x+1}{x-1}', ['\\frac{1+x}{x-1}', '(x+1)/(x-1)', '\\frac{-x-1}{1-x}'], ['\\frac{x-1}{x+1}', '\\frac{x+1}{x}']],
+  ['expression', '\\sin^2 x', ['(\\sin x)^2', '1 - \\cos^2 x', '\\sin(x)^2'], ['\\sin x', '\\cos^2 x']],
+  ['expression', 'e^{2}', ['e^2', '\\exp(2)', 'e \\cdot e'], ['2e', 'e^{3}']],
+  ['units', '\\$18.90', ['18.90', '18.9', '\\$18.9', '18.90 \\text{ dollars}'], ['18', '\\$19.80']],
+  ['units', '45 \\text{ km/h}', ['45', '45 \\text{km/h}', '45\\,\\mathrm{km/h}'], ['54', '4.5']],
+  ['units', '12 \\text{ m}^2', ['12', '12 m^2', '12 \\text{ square meters}'], ['144', '12 \\text{ m}^3', '13 \\text{ m}^2']],
 ];
 
 function written(random: Random, answer: string, other: string): { form: string; text: string } {
@@ -49,6 +67,17 @@ function written(random: Random, answer: string, other: string): { form: string;
     ['empty', ''],
     ['truncated', truncate(`Let us compute carefully. \\boxed{${answer}}`, random.pick([0.4, 0.8, 0.95]))],
     ['think_then_boxed', `<think>maybe ${other}</think>\n\\boxed{${answer}}`],
+    ['final_answer_hope', `The final answer is $\\boxed{${answer}}$. I hope it is correct.`],
+    ['display_dollars', `$$\n\\boxed{${answer}}\n$$`],
+    ['boxed_then_text', `\\boxed{${answer}}\n\nThis follows from the steps above.`],
+    ['two_boxed_far', `A first attempt gave \\boxed{${other}}. That was a slip in the second step; redoing the whole computation carefully gives \\boxed{${answer}}`],
+    ['two_boxed_and', `\\boxed{${other}} and \\boxed{${answer}}`],
+    ['same_box_twice', `\\boxed{${answer}} ... so again \\boxed{${answer}}`],
+    ['markdown_boxed', `## Solution\n\n- step one\n- step two\n\n**Final answer:** $\\boxed{${answer}}$`],
+    ['unicode_prose', `Therefore → the answer is \\boxed{${answer}} ✓`],
+    ['answer_colon_then_box', `Answer: ${other}\n\n\\boxed{${answer}}`],
+    ['empty_box', `The answer is \\boxed{}`],
+    ['unclosed_box', `The answer is \\boxed{${answer}`],
   ];
   const [form, text] = random.pick(forms);
   return { form, text };

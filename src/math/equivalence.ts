@@ -150,7 +150,8 @@ export class Equivalence {
     const goldOp = operatorOf(gold);
     const predOp = operatorOf(pred);
     if (goldOp === 'Interval' && predOp === 'Interval') return this.intervalsEqual(gold, pred);
-    if (goldOp === 'Union' && predOp === 'Union') return this.sequencesEqual(this.elements(gold), this.elements(pred));
+    // A union is a set: its parts in any order (sympy sorts them).
+    if (goldOp === 'Union' && predOp === 'Union') return this.unorderedEqual(this.elements(gold), this.elements(pred));
     // "(1, 2)" may mean an open interval or a pair: compare the endpoints as a pair.
     const asPair = (interval: Expression) => {
       const [low, high] = this.elements(interval);

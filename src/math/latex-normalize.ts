@@ -53,65 +53,11 @@ function boxedAnswer(text: string, mode: 'all' | 'last'): string | undefined {
   return results.length === 0 ? undefined : results.reverse().join(',');
 }
 
-const UNIT_WORDS = [
-  'units?',
-  'cm',
-  'mm',
-  'km',
-  'm',
-  'meters?',
-  'metres?',
-  'centimeters?',
-  'kilometers?',
-  'inch(?:es)?',
-  'in',
-  'feet',
-  'foot',
-  'ft',
-  'yards?',
-  'miles?',
-  'mi',
-  'mph',
-  'kg',
-  'g',
-  'grams?',
-  'kilograms?',
-  'pounds?',
-  'lbs?',
-  'ounces?',
-  'oz',
-  's',
-  'sec',
-  'seconds?',
-  'min',
-  'minutes?',
-  'hours?',
-  'hrs?',
-  'h',
-  'days?',
-  'weeks?',
-  'months?',
-  'years?',
-  'dollars?',
-  'cents?',
-  'degrees?',
-  'liters?',
-  'litres?',
-  'l',
-  'ml',
-  'sq',
-  'square',
-  'cubic',
-  'people',
-  'students?',
-  'ways',
-  'times',
-  'points?',
-];
-const UNIT = `(?:${UNIT_WORDS.join('|')})`;
-const POWER = '(?:\\s*\\^\\s*\\{?\\s*[23]\\s*\\}?)?';
-const TEXT_UNIT = new RegExp(`\\\\(?:text|textbf|mbox|mathrm)\\s*\\{\\s*(?:${UNIT}${POWER}\\s*)+\\}${POWER}`, 'gi');
-const TRAILING_UNIT = new RegExp(`(\\d)(?:\\s+${UNIT}${POWER})+$`, 'i');
+/** Unit words latex2sympy2 drops from the end of an answer (each also with `s` or `es`). */
+const UNIT_WORDS = 'units?|cm|mm|km|dm|m|kg|gm|g|lb|ft|feet|foot|inch|inches|yard|mile|mph|kmph|kmh|hour|hr|minute|min|second|sec|s|day|month|year|yr|degree|deg|liter|litre|meter|metre|gallon|gal|acre|hectare|cent|rupee|rs|student|men|women|man|woman|toy|coin|apple|sq|square|cubic|cc|ohm|point|edge|digit|pound|way|mark|tile|meal|monkey|soldier';
+/** A trailing `\text{...}` (a unit or a remark), with an optional power: `5 \text{ cm}`, `12 \text{ m}^2`. */
+const TRAILING_TEXT = /\\(?:text|mbox|mathrm|mathit|mathbf|textnormal|textbf|textit|textrm)\s*\{.*?\}(?:\^\d|\{\^\d\})?$/;
+const TRAILING_UNIT = new RegExp(`(\\d|\\}|\\s)\\s*(?:${UNIT_WORDS})(?:s|es)?\\s*$`);
 
 /** Removes one pair of enclosing math delimiters: `$...$`, `$$...$$`, `\(...\)`, `\[...\]`. */
 function stripDelimiters(text: string): string {
@@ -178,14 +124,20 @@ export function normalizeLatex(input: string, boxed: BoxedMode): string {
   text = text.replace(/\\(?:leqslant|leq)(?![A-Za-z])/g, '\\le').replace(/\\(?:geqslant|geq)(?![A-Za-z])/g, '\\ge');
   text = text.replace(/−/g, '-').replace(/×/g, '\\times ').replace(/÷/g, '\\div ');
 
+  text = text.replace(/\\text\{(?:percentage|percent|pct)\}|\s*(?:percentage|percent|pct)/g, '\\%');
   // A percentage is the number times 1/100, as latex2sympy2 builds it (`%` alone would start a LaTeX comment).
   text = text.replace(/(\d[\d,]*(?:\.\d+)?|\.\d+)\s*\\?%/g, '$1\\times\\frac{1}{100}');
 
   // Currency, degrees and units.
   text = text.replace(/\\\$|\$/g, '');
   text = text.replace(/\^\s*\{?\s*\\circ\s*\}?|\\degree(?![A-Za-z])/g, '');
-  text = text.replace(TEXT_UNIT, '');
-  text = text.replace(TRAILING_UNIT, '$1');
+  // Units as latex2sympy2 drops them: a trailing \text{...}, then up to two trailing unit words (never all of it).
+  const withoutText = text.replace(TRAILING_TEXT, '').trim();
+  if (withoutText !== '') text = withoutText;
+  for (let round = 0; round < 2; round++) {
+    const withoutUnit = text.replace(TRAILING_UNIT, '$1').trim();
+    if (withoutUnit !== '') text = withoutUnit;
+  }
 
   // Text wrappers: a textual answer keeps its words; formatting commands go.
   text = replaceCommand(text, /\\(?:textbf|textit|textrm|textup|mathbf|mathit|boldsymbol|bm|emph)\s*\{/, (content) => content);
@@ -199,6 +151,9 @@ export function normalizeLatex(input: string, boxed: BoxedMode): string {
   if (/^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(text.trim())) text = text.replace(/,/g, '');
   text = text.replace(/(\d)\\ (?=\d{3}\b)/g, '$1');
   text = text.replace(/(^|[^\d])\.(\d)/g, (_, before: string, digit: string) => `${before}0.${digit}`);
+
+  // "a and b", "a or b" (also in \text{}) list answers, as commas do (latex2sympy2's `and_or` rules).
+  text = text.replace(/,?\s*\\text\{\s*(?:and|or)\s*\}/g, ',').replace(/(?<![a-zA-Z])(?:,?\s*(?:and|or))(?![a-zA-Z])/g, ',');
 
   // Nits: trailing punctuation and whitespace.
   text = text.replace(/\s+/g, ' ').trim();

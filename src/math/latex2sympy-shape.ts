@@ -86,7 +86,17 @@ function withDecimals(json: Json, latex: string): Json {
   return rebuild(json);
 }
 
+/** `2.5 \\times 10^{-3}`, which the Compute Engine reads as the number 0.0025, is a product in latex2sympy2. */
+function scientific(latex: string): Json | undefined {
+  const match = /^(-?)(\d+(?:\.\d+)?)\s*\\(?:times|cdot)\s*10\s*\^\s*(?:\{\s*(-?\d+)\s*\}|(\d))$/.exec(latex.trim());
+  if (match === null) return undefined;
+  const [, sign, mantissa, braced, bare] = match as unknown as [string, string, string, string | undefined, string | undefined];
+  const number = mantissa.includes('.') ? { num: `${sign}${mantissa}` } : Number(`${sign}${mantissa}`);
+  return ['Multiply', number, ['Power', 10, Number(braced ?? bare)]];
+}
+
 export function latex2sympyShape(ce: ComputeEngine, raw: Json, latex: string): Json {
+  if (typeof raw === 'number') raw = scientific(latex) ?? raw;
   const reshape = (json: Json): Json => {
     if (!Array.isArray(json) || isCall(json, 'Matrix')) return json;
     if (isCall(json, 'Delimiter') && json[2] === "'(,)'" && isCall(json[1], 'Sequence') && json[1].length === 3) {

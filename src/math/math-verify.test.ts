@@ -168,6 +168,22 @@ describe('Math-Verify 0.8 / latex2sympy2 1.10 rules (checked against upstream)',
     ['\\frac{1}{2}', '\\boxed{0.5}', 1, '1/2'],
     ['\\{1, 2\\}', '\\boxed{\\{1, 2\\}}, \\boxed{\\{1, 2, 3\\}}', 0, 'FiniteSet({1, 2}, {1, 2, 3})'],
     ['\\(\\frac{1}{2}\\)', '\\boxed{0.5}', 1, '1/2'],
+    // units, and/or lists, percent words, scientific notation, exp, unions, and sets of matrices, intervals, equations
+    ["45 \\text{ km/h}", "\\boxed{45 \\text{km/h}}", 1, "45"],
+    ["12 \\text{ m}^2", "\\boxed{12 m^2}", 0, "12*m**2"],
+    ["12 \\text{ m}^2", "\\boxed{12 \\text{ square meters}}", 1, "12"],
+    ["5 \\text{ cm}", "\\boxed{5 cm}", 1, "5"],
+    ["\\{2, 5\\}", "\\boxed{2 \\text{ and } 5}", 1, "{2, 5}"],
+    ["\\{2, 5\\}", "\\boxed{2 or 5}", 1, "{2, 5}"],
+    ["40\\%", "\\boxed{40 percent}", 1, "40*(1/100)"],
+    ["2.5 \\times 10^{-3}", "\\boxed{2.5 \\times 10^{-3}}", 1, "2.5/10**3"],
+    ["720", "\\boxed{7.2 \\times 10^2}", 1, "7.2*10**2"],
+    ["e^{2}", "\\boxed{e^2}", 1, "exp(2)"],
+    ["(-\\infty, -1) \\cup (1, \\infty)", "\\boxed{(1, \\infty) \\cup (-\\infty, -1)}", 1, "Union(Interval.open(-oo, -1), Interval.open(1, oo))"],
+    ["\\begin{pmatrix} 3 \\\\ -1 \\end{pmatrix}", "\\boxed{\\begin{pmatrix} -1 \\\\ 3 \\end{pmatrix}}, \\boxed{\\begin{pmatrix} 3 \\\\ -1 \\end{pmatrix}}", 0, "{Matrix([\n[-1],\n[ 3]]), Matrix([\n[ 3],\n[-1]])}"],
+    ["(0, 1]", "\\boxed{(0, 2]} and \\boxed{[0, 1]}", 0, "{Interval(0, 1), Interval.Lopen(0, 2)}"],
+    ["x = 4", "\\boxed{y = 4} and \\boxed{x = -4}", 0, "{Eq(x, -4), Eq(y, 4)}"],
+    ["\\emptyset", "\\boxed{\\{0\\}} and \\boxed{\\emptyset}", 0, "FiniteSet(EmptySet, {0})"],
   ])('%s vs %s', (gold, answer, reward, extracted) => {
     expect(verifyMathAnswer(gold, answer)).toEqual({ reward, extractedAnswer: extracted });
   });

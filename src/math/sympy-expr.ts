@@ -375,7 +375,7 @@ export function sortKey(sym: Sym): Key | null {
 function computeSortKey(sym: Sym): Key | null {
   if (isNumber(sym)) return numberKey(sym);
   if (sym.kind === 'symbol' || sym.kind === 'constant') return [classKey(sym) as Key, [1, [sym.name]], ONE_KEY, 1];
-  if (sym.kind === 'other') return null;
+  if (sym.kind === 'other') return otherKey(sym.json as Json);
   const [coeff, factors] = coeffMul(sym);
   let expr = coeff === ONE ? sym : product(factors);
   let exp: Sym = ONE;
@@ -397,6 +397,55 @@ function computeSortKey(sym: Sym): Key | null {
     args = keys as Key[];
   }
   return [exprClass, [args.length, args], expKey, numberValue(coeff)];
+}
+
+/** sympy's class names of the containers and relations latex2sympy2 builds (`Basic.class_key` is `(5, 0, name)`). */
+const OTHER_CLASS: Record<string, string> = {
+  Interval: 'Interval',
+  Equal: 'Equality',
+  NotEqual: 'Unequality',
+  Less: 'StrictLessThan',
+  LessEqual: 'LessThan',
+  Greater: 'StrictGreaterThan',
+  GreaterEqual: 'GreaterThan',
+  Set: 'FiniteSet',
+  Tuple: 'Tuple',
+  Delimiter: 'Tuple',
+  Union: 'Union',
+  Matrix: 'ImmutableDenseMatrix',
+};
+
+const basicKey = (name: string, args: Key[]): Key => [[5, 0, name], [args.length, args], ONE_KEY, 1];
+const booleanKey = (value: boolean): Key => basicKey(value ? 'BooleanTrue' : 'BooleanFalse', []);
+
+/** `default_sort_key` of a set, tuple, interval, matrix or relation (null where this model has none). */
+function otherKey(json: Json): Key | null {
+  if (json === 'EmptySet') return basicKey('EmptySet', []);
+  if (!Array.isArray(json)) return null;
+  const [head, ...rest] = json as [string, ...Json[]];
+  const name = OTHER_CLASS[head];
+  if (name === undefined) return null;
+  const keysOf = (items: Json[]): Key[] | null => {
+    const keys = items.map((item) => sortKey(toSym(item)));
+    return keys.some((key) => key === null) ? null : (keys as Key[]);
+  };
+  let args: Key[] | null;
+  if (head === 'Interval') {
+    const open = (bound: Json) => Array.isArray(bound) && bound[0] === 'Open';
+    const ends = keysOf(rest.map((bound) => (open(bound) ? ((bound as Json[])[1] as Json) : bound)));
+    args = ends === null ? null : [...ends, ...rest.map((bound) => booleanKey(open(bound)))];
+  } else if (head === 'Matrix') {
+    const rows = ((rest[0] as Json[]) ?? []).slice(1) as Json[][];
+    const cells = keysOf(rows.flatMap((row) => row.slice(1)));
+    args = cells === null ? null : [numberKey(integer(rows.length)), numberKey(integer((rows[0]?.length ?? 1) - 1)), basicKey('Tuple', cells)];
+  } else if (head === 'Delimiter') {
+    args = Array.isArray(rest[0]) ? keysOf((rest[0] as Json[]).slice(1)) : null;
+  } else {
+    args = keysOf(rest);
+    // A set's and a union's arguments are kept sorted.
+    if (args !== null && (head === 'Set' || head === 'Union')) args = [...args].sort(compareKeys);
+  }
+  return args === null ? null : basicKey(name, args);
 }
 
 /** Python's tuple comparison. */

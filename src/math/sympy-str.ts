@@ -76,12 +76,14 @@ function printSym(sym: Sym, top = false): Printed {
     case 'mul':
       return printMul(sym);
     case 'other':
-      return printOther(sym.json as Json);
+      return printOther(sym.json as Json, top);
   }
 }
 
 /** `StrPrinter._print_Pow`. */
 function printPow(base: Sym, exp: Sym): Printed {
+  // latex2sympy2 reads `e^{x}` as sympy's `exp(x)`.
+  if (base.kind === 'constant' && base.name === 'E') return { text: `exp(${printSym(exp).text})`, precedence: PRECEDENCE.func };
   if (isHalf(exp, 1n)) return atom(`sqrt(${printSym(base).text})`);
   if (isHalf(exp, -1n)) return { text: `1/sqrt(${printSym(base).text})`, precedence: PRECEDENCE.pow };
   if (isMinusOne(exp)) return { text: `1/${parenthesize(printSym(base), PRECEDENCE.pow)}`, precedence: PRECEDENCE.pow };
@@ -173,8 +175,16 @@ function printMul(mul: Sym & { kind: 'mul' }): Printed {
 
 const text = (json: Json): string => printSym(toSym(json)).text;
 
+/** A matrix inside a set or tuple: sympy's printer puts each row of several on its own line, columns right-aligned. */
+function nestedMatrix(json: Json): string {
+  const rows = ((json as Json[]).slice(1) as Json[][]).map((row) => row.slice(1).map(text));
+  if (rows.length < 2) return `Matrix([${rows.map((row) => `[${row.join(', ')}]`).join(', ')}])`;
+  const widths = (rows[0] ?? []).map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  return `Matrix([\n${rows.map((row) => `[${row.map((cell, column) => cell.padStart(widths[column] ?? 0)).join(', ')}]`).join(',\n')}])`;
+}
+
 /** Everything latex2sympy does not build from arithmetic: sets, tuples, intervals, relations, logs. */
-function printOther(json: Json): Printed {
+function printOther(json: Json, top = false): Printed {
   if (typeof json === 'string') return atom(SYMBOLS[json] ?? json);
   if (!Array.isArray(json)) return atom(JSON.stringify(json));
   const [head, ...args] = json as [string, ...Json[]];
@@ -201,7 +211,7 @@ function printOther(json: Json): Printed {
     case 'List':
       return atom(`[${list(args)}]`);
     case 'Matrix':
-      return atom(`Matrix(${text(args[0] as Json)})`);
+      return atom(top ? `Matrix(${text(args[0] as Json)})` : nestedMatrix(args[0] as Json));
     case 'Interval': {
       const open = (bound: Json) => Array.isArray(bound) && bound[0] === 'Open';
       const value = (bound: Json) => (open(bound) ? ((bound as Json[])[1] as Json) : bound);
@@ -213,7 +223,7 @@ function printOther(json: Json): Printed {
       return atom(`Interval${kind}(${text(value(low))}, ${text(value(high))})`);
     }
     case 'Union':
-      return atom(`Union(${list(args)})`);
+      return atom(`Union(${list(sortedBy(args, (arg) => sortKey(toSym(arg))))})`);
     case 'Equal':
       return atom(`Eq(${list(args)})`);
     case 'Text':
