@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type GymProcess, startGymProcess } from '../src/testing/cli-process.ts';
-import { modelResponse, assistantMessage } from '../src/testing/scripted-model.ts';
+import { assistantMessage, functionCall, modelResponse } from '../src/testing/scripted-model.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 
 /** What the model endpoint does with one call. */
@@ -27,11 +27,15 @@ export async function startFaultyModel(plan: (call: number) => ModelFault, laten
   const hanging = new Set<() => void>();
   const state = { calls: 0 };
   const server: Server = createServer((request, response) => {
-    request.resume();
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const fault = plan(state.calls++);
       const answer = () => {
-        const body = JSON.stringify(modelResponse([assistantMessage('It is sunny.')]));
+        // get_weather first, then text after its output: every answered rollout earns reward 1.
+        const input = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input?: unknown }).input;
+        const called = Array.isArray(input) && input.some((item) => (item as { type?: string }).type === 'function_call_output');
+        const body = JSON.stringify(modelResponse([called ? assistantMessage('It is sunny.') : functionCall('get_weather', { city: 'Paris' })]));
         if (fault === 'reset') return request.socket.destroy();
         if (fault === 'hang') return void hanging.add(() => response.destroy());
         if (fault === 'error') return response.writeHead(500, { 'content-type': 'application/json' }).end('{"error": {"message": "engine crashed"}}');

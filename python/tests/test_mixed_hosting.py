@@ -33,16 +33,6 @@ def mixed_config(env: str, config_name: str, python_type: str, tmp_path: Path) -
     return path, agent
 
 
-def expected_reward(env: str, python_type: str, recorded: dict) -> float:
-    """The recording's reward, except where upstream 0.7.0's verifier differs from ngym's on purpose.
-
-    0.7.0's example_single_tool_call rewards only a get_weather call; ngym's keeps v0.1.1's 1.0 (docs/interop.md).
-    """
-    if env == "example_single_tool_call" and python_type == "resources_servers":
-        return float(any(item.get("type") == "function_call" and item.get("name") == "get_weather" for item in recorded["response"]["output"]))
-    return recorded["reward"]
-
-
 CASES = [
     ("example_single_tool_call", "example_single_tool_call", "resources_servers"),
     ("reasoning_gym", "reasoning_gym", "resources_servers"),
@@ -71,7 +61,7 @@ def test_mixed_hosting_scores_like_all_typescript(env: str, config_name: str, py
         assert collected.returncode == 0, collected.stderr + collected.stdout + "".join(gym.output[-30:])
     # Upstream's Python servers echo the request as pydantic parsed it (`type`, `phase: null` added): a task is its user text.
     key = lambda row: str([item.get("content") for item in row["responses_create_params"]["input"] if item.get("role") == "user"])
-    expected = {key(row): expected_reward(env, python_type, row) for row in read_jsonl(recordings)}
+    expected = {key(row): row["reward"] for row in read_jsonl(recordings)}
     results = read_jsonl(output)
     assert len(results) == 5
     for result in results:

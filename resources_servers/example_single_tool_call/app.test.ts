@@ -21,10 +21,20 @@ describe('example_single_tool_call', () => {
     expect(missing.json()).toMatchObject({ detail: [{ loc: ['body', 'city'], type: 'missing' }] });
   });
 
-  it('always rewards 1.0 and keeps the row fields', async () => {
-    const response = { id: 'r', created_at: 0, model: 'm', object: 'response', output: [], parallel_tool_calls: true, tool_choice: 'auto', tools: [] };
-    const verified = await http.request(gym.url('weather', '/verify'), { body: { responses_create_params: { input: 'hi' }, response, note: 'kept' } });
-    expect(verified.json()).toMatchObject({ reward: 1, note: 'kept' });
+  it('rewards 1.0 only a response that calls get_weather (upstream 0.7.0), and keeps the row fields', async () => {
+    const response = (output: unknown[]) => ({ id: 'r', created_at: 0, model: 'm', object: 'response', output, parallel_tool_calls: true, tool_choice: 'auto', tools: [] });
+    const call = (name: string, args: string) => ({ type: 'function_call', call_id: 'c', name, arguments: args, id: 'f', status: 'completed' });
+    const text = { type: 'message', id: 'm', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Sunny.', annotations: [] }] };
+    const rewardOf = async (output: unknown[]) => {
+      const verified = await http.request(gym.url('weather', '/verify'), { body: { responses_create_params: { input: 'hi' }, response: response(output), note: 'kept' } });
+      expect(verified.json()).toMatchObject({ note: 'kept' });
+      return (verified.json() as { reward: number }).reward;
+    };
+    expect(await rewardOf([call('get_weather', '{"city": "Paris"}'), text])).toBe(1);
+    expect(await rewardOf([call('get_weather', 'not json')])).toBe(1);
+    expect(await rewardOf([text])).toBe(0);
+    expect(await rewardOf([call('get_time', '{}')])).toBe(0);
+    expect(await rewardOf([])).toBe(0);
   });
 
   it('declares the tool the example data offers', () => {

@@ -114,7 +114,7 @@ describe('simple_agent', () => {
     expect(rejected.status).toBe(422);
     expect(rejected.json()).toMatchObject({ detail: [{ type: 'extra_forbidden', loc: ['body', 'seed'] }] });
     const accepted = await run({ responses_create_params: { input: 'hi' }, seed: 3, nested: { a: [1] } });
-    expect(accepted.body).toMatchObject({ seed: 3, nested: { a: [1] }, reward: 1 });
+    expect(accepted.body).toMatchObject({ seed: 3, nested: { a: [1] }, reward: 0 });
   });
 
   it('stops at max_steps and on an empty model output', async () => {

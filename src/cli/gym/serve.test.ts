@@ -89,7 +89,7 @@ describe('gym eval run and gym env test on their own', () => {
       '++head_server={host: 127.0.0.1, port: 0}',
     ]);
     expect(result.code, result.stderr).toBe(0);
-    expect(readJsonlRows(output).map((row) => row.reward)).toEqual([1, 1, 1, 1, 1]);
+    expect(readJsonlRows(output).sort((a, b) => a._ng_task_index - b._ng_task_index).map((row) => row.reward)).toEqual([1, 1, 1, 1, 0]);
   }, 90_000);
 
   it('env test <environment> runs the tests of its resources server', async () => {
