@@ -9,11 +9,11 @@
  * Environment: BENCH_ROLLOUTS (default 20000), BENCH_ROUNDS (default 3), BENCH_BURST (default 16384),
  * BENCH_MEMORY_ROWS (default 20000), BENCH_PARTS (default `overhead,burst,payloads,memory`).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { type ConfigDict, globalConfigFromDict, launch, PACKAGE_ROOT, type RunningGym } from 'ngym';
 import { simpleAgentConfig } from 'ngym/testing';
-import { format, runReporting, totalCpuSeconds } from './lib/measure.ts';
+import { startBaselineServer } from './lib/baseline-process.ts';
+import { format, median, runReporting, totalCpuSeconds } from './lib/measure.ts';
 
 const BENCH = join(PACKAGE_ROOT, 'bench');
 const COLLECTOR = join(BENCH, 'lib', 'collector-process.ts');
@@ -57,14 +57,6 @@ async function startNgym(model: { latency_ms?: number; payload_tokens?: number; 
   };
 }
 
-function startBaselineServer(options: Record<string, unknown>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(BENCH, 'baseline', 'server.ts'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    child.stdout?.setEncoding('utf8').once('data', (line: string) => resolve({ child, url: `http://127.0.0.1:${JSON.parse(line).port}` }));
-    child.once('exit', (code) => reject(new Error(`baseline server exited with ${code}`)));
-  });
-}
-
 async function startBaseline(model: { latencyMs?: number; payloadTokens?: number }): Promise<System> {
   const modelServer = await startBaselineServer({ role: 'model', ...model });
   const resources = await startBaselineServer({ role: 'resources' });
@@ -86,12 +78,6 @@ async function measure(system: System, rollouts: number, concurrency: number) {
   const report = await system.collect(rollouts, concurrency);
   const serverCpu = totalCpuSeconds(system.pids) - serversBefore;
   return { ...report, rate: report.completed / report.wallSeconds, cpuPerRollout: (serverCpu + report.cpuSeconds) / Math.max(1, report.completed) };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 type Measured = Awaited<ReturnType<typeof measure>>;

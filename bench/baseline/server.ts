@@ -13,6 +13,8 @@ interface Options {
   resourcesUrl?: string;
   latencyMs?: number;
   payloadTokens?: number;
+  /** False: answer with the final message at once (one model call per rollout). */
+  callTool?: boolean;
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Options;
@@ -34,8 +36,8 @@ function post(url: string, body: string): Promise<string> {
 async function handle(path: string, body: string): Promise<string> {
   if (options.role === 'model') {
     if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
-    const params = JSON.parse(body) as { input: { type?: string }[] };
-    const output = nullModelOutput(params.input, options.payloadTokens ?? 0);
+    const params = JSON.parse(body) as { input: { type?: string }[]; tools?: { name?: string }[] };
+    const output = nullModelOutput(params.input, options.payloadTokens ?? 0, options.callTool ?? true, params.tools);
     return JSON.stringify({ id: 'resp_bench', object: 'response', created_at: 0, model: 'null', output, parallel_tool_calls: true, tool_choice: 'auto', tools: [] });
   }
   if (options.role === 'resources') {

@@ -17,6 +17,8 @@ interface Options {
   headPort?: number;
   agentUrl?: string;
   agentName?: string;
+  /** A JSONL file of rows to cycle through instead of the ping row. */
+  rowsPath?: string;
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Options;
@@ -24,10 +26,11 @@ const folder = mkdtempSync(join(tmpdir(), 'ngym-bench-'));
 const inputPath = join(folder, 'input.jsonl');
 const outputPath = join(folder, 'output.jsonl');
 // Written in chunks: the input must not sit in this process's memory, whose peak is measured.
+const rows = options.rowsPath === undefined ? [row] : (readFileSync(options.rowsPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line)) as (typeof row)[]);
 const inputFile = openSync(inputPath, 'w');
 for (let start = 0; start < options.rollouts; start += 1000) {
   const end = Math.min(options.rollouts, start + 1000);
-  writeSync(inputFile, Array.from({ length: end - start }, (_, offset) => `${JSON.stringify({ ...row, id: start + offset })}\n`).join(''));
+  writeSync(inputFile, Array.from({ length: end - start }, (_, offset) => `${JSON.stringify({ ...rows[(start + offset) % rows.length], id: start + offset })}\n`).join(''));
 }
 closeSync(inputFile);
 

@@ -38,6 +38,12 @@ export function runReporting<T>(script: string, argument: unknown, env: NodeJS.P
   });
 }
 
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 export function format(value: number, digits = 1): string {
   return Number.isFinite(value) ? value.toFixed(digits) : '-';
 }

@@ -16,10 +16,29 @@ function tokenFields(tokens: number): Record<string, number[]> {
   return cachedPayload.fields;
 }
 
-/** A `ping` call while the input has no tool output yet (unless `callTool` is false), then a final message. */
-export function nullModelOutput(input: { type?: string }[], payloadTokens: number, callTool = true): Record<string, unknown>[] {
-  if (callTool && !input.some((item) => item.type === 'function_call_output')) {
-    return [{ type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'ping', arguments: '{}', status: 'completed' }];
+interface Tool {
+  name?: string;
+  parameters?: { properties?: Record<string, { type?: string }> };
+}
+
+/** Arguments of the right JSON types for a tool's parameters: strings "x", numbers 1, arrays [1]. */
+function argumentsFor(tool: Tool): string {
+  const values: Record<string, unknown> = { string: 'x', integer: 1, number: 1, boolean: true, array: [1], object: {} };
+  return JSON.stringify(Object.fromEntries(Object.entries(tool.parameters?.properties ?? {}).map(([key, schema]) => [key, values[schema.type ?? 'string'] ?? 'x'])));
+}
+
+const PING: Tool[] = [{ name: 'ping' }];
+
+/**
+ * One call of each of the request's tools in turn (one per model call; `ping` when it names none), then a final
+ * message; only the message when `callTool` is false.
+ */
+export function nullModelOutput(input: { type?: string }[], payloadTokens: number, callTool = true, tools: Tool[] = []): Record<string, unknown>[] {
+  const calls = (tools.length > 0 ? tools : PING).filter((tool) => tool.name !== undefined);
+  const done = input.filter((item) => item.type === 'function_call_output').length;
+  const tool = calls[done];
+  if (callTool && tool !== undefined) {
+    return [{ type: 'function_call', id: `fc_${done + 1}`, call_id: `call_${done + 1}`, name: tool.name, arguments: argumentsFor(tool), status: 'completed' }];
   }
   return [
     {
