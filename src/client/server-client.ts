@@ -7,6 +7,7 @@ import { type GlobalConfig, formatHost, globalConfigFromYaml } from '../config/g
 import type { ServerType } from '../config/schemas.ts';
 import { ERROR_CODE_HEADER, UpstreamError } from '../errors.ts';
 import { AUTH_TOKEN_KEY, authorizationHeader, authTokenOf } from '../server/auth.ts';
+import { type Replica, ReplicaRouter, type ReplicaSet } from '../server/replica-router.ts';
 import type { CookieJar } from './cookies.ts';
 import { type HttpClient, type HttpResponse, sharedHttpClient } from './http-client.ts';
 
@@ -45,6 +46,8 @@ export class ServerClient {
 
   /** `Authorization` for every call, when the gym has an `auth_token`. */
   private readonly authHeaders: Record<string, string> | undefined;
+  /** Set when servers may run as several replicas: the head server lists them (src/server/replica-router.ts). */
+  private replicas: ReplicaRouter | undefined;
 
   constructor(
     readonly config: GlobalConfig,
@@ -103,7 +106,14 @@ export class ServerClient {
     if (typeof yamlText !== 'string') {
       throw new UpstreamError('NGYM_UPSTREAM_BODY', `${url} must answer a JSON string holding YAML.`, { url, responseBody: response.text });
     }
-    return new ServerClient(globalConfigFromYaml(yamlText), http, authToken);
+    const client = new ServerClient(globalConfigFromYaml(yamlText), http, authToken);
+    client.routeReplicasVia(`http://${formatHost(head.host)}:${head.port}`);
+    return client;
+  }
+
+  /** Spreads new sessions over the replicas the head server at `headUrl` lists and keeps each session on its own. */
+  routeReplicasVia(headUrl: string): void {
+    this.replicas ??= new ReplicaRouter(this.http, headUrl, this.authHeaders);
   }
 
   url(serverName: string, path = ''): string {
@@ -127,6 +137,13 @@ export class ServerClient {
   }
 
   async post(serverName: string, path: string, body: unknown, options: ServerCallOptions = {}): Promise<HttpResponse> {
+    const router = this.replicas;
+    if (router !== undefined) {
+      // Waits once, for the head server's first listing; after that, a server of one instance costs a map lookup.
+      if (router.loading !== undefined) await router.loading;
+      const replicas = router.replicated(serverName);
+      if (replicas !== undefined) return this.requestReplica(replicas, 'POST', path, body, options);
+    }
     const response = await this.http.request(this.url(serverName, path), {
       method: 'POST',
       multiplexOrigin: this.multiplexOrigin(serverName),
@@ -139,11 +156,67 @@ export class ServerClient {
     return Object.assign(response, { server: serverName });
   }
 
+  /**
+   * A call to a server run as several replicas. A session already bound to one goes there, or fails if that
+   * one is down (its state died with it: the rollout fails and may be retried from the start). Otherwise the
+   * call picks a replica, binds the session's jar to it, and moves on to another if the connection fails.
+   */
+  private async requestReplica(set: ReplicaSet, method: 'GET' | 'POST', path: string, body: unknown, options: ServerCallOptions): Promise<HttpResponse> {
+    const jar = options.cookies;
+    const bound = jar === undefined ? undefined : set.boundReplica(jar);
+    if (typeof bound === 'string') {
+      throw new UpstreamError('NGYM_UPSTREAM_CONNECTION', `${bound}: the session's state is lost with it.`, { url: this.url(set.name, path), retryable: true });
+    }
+    const tried = new Set<Replica>();
+    for (;;) {
+      const replica = bound ?? set.choose(tried);
+      if (replica === undefined) {
+        const why = set.replicas.map((each) => `${each.url}: ${each.downReason ?? (tried.has(each) ? 'unreachable' : 'down')}`).join('; ');
+        throw new UpstreamError('NGYM_UPSTREAM_CONNECTION', `No replica of server '${set.name}' is up (${why}).`, { url: this.url(set.name, path), retryable: true });
+      }
+      tried.add(replica);
+      if (bound === undefined && jar !== undefined) set.bind(jar, replica);
+      replica.inFlight++;
+      try {
+        const response = await this.http.request(`${replica.url}${path}`, {
+          method,
+          multiplexOrigin: replica.h2cUrl,
+          body,
+          cookies: jar,
+          headers: this.headersWith(options.headers),
+          signal: options.signal,
+          timeoutMs: options.timeoutMs === undefined ? this.timeoutFor(set.name) : options.timeoutMs,
+          // A new session tries the next replica at once instead of retrying one that refuses.
+          connectionRetries: bound === undefined ? 0 : undefined,
+        });
+        return Object.assign(response, { server: set.name });
+      } catch (error) {
+        if (!(error instanceof UpstreamError && error.code === 'NGYM_UPSTREAM_CONNECTION')) throw error;
+        set.markDown(replica, error.message);
+        if (bound !== undefined) {
+          throw new UpstreamError(
+            'NGYM_UPSTREAM_CONNECTION',
+            `Replica ${replica.url} of server '${set.name}', which holds this session, is unreachable: the session's state is lost with it. ${error.message}`,
+            { url: error.url, cause: error, retryable: true },
+          );
+        }
+      } finally {
+        replica.inFlight--;
+      }
+    }
+  }
+
   private headersWith(headers: Record<string, string> | undefined): Record<string, string> | undefined {
     return this.authHeaders === undefined ? headers : { ...this.authHeaders, ...headers };
   }
 
-  get(serverName: string, path: string, options: ServerCallOptions = {}): Promise<HttpResponse> {
+  async get(serverName: string, path: string, options: ServerCallOptions = {}): Promise<HttpResponse> {
+    const router = this.replicas;
+    if (router !== undefined) {
+      if (router.loading !== undefined) await router.loading;
+      const replicas = router.replicated(serverName);
+      if (replicas !== undefined) return this.requestReplica(replicas, 'GET', path, undefined, options);
+    }
     return this.http.request(this.url(serverName, path), {
       method: 'GET',
       multiplexOrigin: this.multiplexOrigin(serverName),

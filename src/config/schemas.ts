@@ -105,5 +105,7 @@ export function instanceEntrySchema(serverType: ServerType) {
     port: z.number().int().min(0).max(65535).nullable().optional(),
     domain: serverType === 'resources_servers' ? Domain : z.unknown().optional(),
     datasets: z.array(DatasetConfig).nullable().optional(),
+    /** Processes `ngym run` starts for this entry (each on its own ports); clients spread sessions over them. */
+    replicas: z.number().int().min(1, 'Input should be greater than or equal to 1').nullable().optional(),
   });
 }

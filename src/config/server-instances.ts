@@ -60,7 +60,7 @@ function hasEntrypointBelow(value: ConfigDict): boolean {
 /** Resolves only the keys the framework checks, so a missing `policy_api_key` elsewhere is not an error here. */
 function resolvedCheckedKeys(root: ConfigDict, sources: ConfigSources, path: string[], inner: ConfigDict): ConfigDict {
   const out: ConfigDict = { ...inner };
-  for (const key of ['entrypoint', 'host', 'port', 'domain', 'datasets']) {
+  for (const key of ['entrypoint', 'host', 'port', 'domain', 'datasets', 'replicas']) {
     if (key in inner) out[key] = resolveAt({ root, sources }, [...path, key]);
   }
   return out;

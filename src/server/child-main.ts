@@ -8,7 +8,8 @@ import type { Server as NetServer } from 'node:net';
 import { CONFIG_DICT_ENV, CONFIG_PATH_ENV, globalConfigFromYaml } from '../config/global-config.ts';
 import { defaultSearchRoots } from '../config/server-instances.ts';
 import { NgymError } from '../errors.ts';
-import { type ChildMessage, LISTEN_HANDLE_ENV, type ListenProtocol, SEARCH_ROOTS_ENV, SHUTDOWN_GRACE_MS } from './child-protocol.ts';
+import { ServerClient } from '../client/server-client.ts';
+import { type ChildMessage, HEAD_URL_ENV, LISTEN_HANDLE_ENV, type ListenProtocol, SEARCH_ROOTS_ENV, SHUTDOWN_GRACE_MS } from './child-protocol.ts';
 import { hostServer, type HostedServer } from './hosting.ts';
 
 function fail(message: string): never {
@@ -42,11 +43,15 @@ async function main(): Promise<void> {
   if (instance === undefined) fail(`No server named '${name}' in ${CONFIG_DICT_ENV}.`);
 
   const handles = process.env[LISTEN_HANDLE_ENV] === '1' ? await receiveHandles() : undefined;
+  const client = new ServerClient(globalConfig);
+  const headUrl = process.env[HEAD_URL_ENV];
+  if (headUrl) client.routeReplicasVia(headUrl);
   let hosted: HostedServer;
   try {
     hosted = await hostServer({
       globalConfig,
       name,
+      client,
       listen:
         handles === undefined
           ? undefined

@@ -7,6 +7,8 @@
 export const LISTEN_HANDLE_ENV = 'NGYM_LISTEN_HANDLE';
 /** JSON list of folders where server implementations are looked up. */
 export const SEARCH_ROOTS_ENV = 'NGYM_SEARCH_ROOTS';
+/** The head server's URL: ngym servers ask it for the replicas of the servers they call. */
+export const HEAD_URL_ENV = 'NGYM_HEAD_URL';
 /** How long a stopping server lets in-flight requests finish. */
 export const SHUTDOWN_GRACE_MS = 5_000;
 

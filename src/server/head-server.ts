@@ -1,7 +1,9 @@
 /**
  * The head server: discovery for every client. `GET /global_config_dict_yaml` answers the global config as
  * a JSON string holding YAML, exactly as upstream (Python clients do `json.loads` then parse YAML), with
- * secret values redacted; `GET /server_instances` lists the launched processes.
+ * secret values redacted; `GET /server_instances` lists the launched servers (the first replica of each, in
+ * upstream's shape). `GET /server_replicas` lists every replica by name, and `POST /server_replicas` (renewed)
+ * / `POST /server_replicas/remove` are how another `ngym run` adds its replicas (src/server/replica-registry.ts).
  */
 import { AUTH_TOKEN_KEY, authMiddleware, authTokenOf } from './auth.ts';
 import { Hono } from 'hono';
@@ -11,6 +13,7 @@ import type { ConfigDict } from '../config/tree.ts';
 import { ConfigError } from '../errors.ts';
 import { dumpYaml } from '../config/yaml-file.ts';
 import { bodyLimitMiddleware, maxBodyBytesOf } from './http-app.ts';
+import { type ReplicaRegistry, ReplicaRemoval } from './replica-registry.ts';
 
 export interface ServerInstanceInfo {
   name: string;
@@ -27,7 +30,7 @@ export interface ServerInstanceInfo {
   config_path: string;
 }
 
-export function createHeadServerApp(globalConfig: GlobalConfig, instances: () => ServerInstanceInfo[]): Hono {
+export function createHeadServerApp(globalConfig: GlobalConfig, instances: () => ServerInstanceInfo[], replicas?: ReplicaRegistry): Hono {
   const app = new Hono();
   const limit = (globalConfig.dict.head_server as ConfigDict | undefined)?.max_request_body_mb;
   if (limit !== undefined && limit !== null && !(typeof limit === 'number' && limit > 0)) {
@@ -42,6 +45,18 @@ export function createHeadServerApp(globalConfig: GlobalConfig, instances: () =>
   app.get('/', (context) => context.json({ status: 'ok' }));
   app.get('/global_config_dict_yaml', (context) => context.json(dumpYaml(redactSecrets(globalConfig.dict))));
   app.get('/server_instances', (context) => context.json(instances()));
+  if (replicas !== undefined) {
+    app.get('/server_replicas', (context) => context.json(replicas.listing()));
+    app.post('/server_replicas', async (context) => {
+      const result = replicas.register(await context.req.json().catch(() => undefined));
+      return result.ok ? context.json({ registered: true }) : context.json({ detail: result.detail }, result.status);
+    });
+    app.post('/server_replicas/remove', async (context) => {
+      const parsed = ReplicaRemoval.safeParse(await context.req.json().catch(() => undefined));
+      if (!parsed.success) return context.json({ detail: 'Expected {"urls": [<replica url>, ...]}.' }, 422);
+      return context.json({ removed: replicas.remove(parsed.data.urls) });
+    });
+  }
   app.notFound((context) => context.json({ detail: 'Not Found' }, 404));
   return app;
 }

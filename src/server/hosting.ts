@@ -114,10 +114,10 @@ export function validatedServerConfig(globalConfig: GlobalConfig, instance: Serv
 }
 
 /**
- * Keys any server entry may hold besides its definition's own: where it runs and upstream's descriptive keys
+ * Keys any server entry may hold besides its definition's own: where and how many times it runs and upstream's descriptive keys
  * (`description`, `value`, `verified`, `verified_url`, `num_workers`), which ngym shows or ignores on purpose.
  */
-const ENTRY_KEYS = ['name', 'entrypoint', 'host', 'port', 'h2c_port', 'domain', 'datasets', 'description', 'value', 'verified', 'verified_url', 'num_workers'];
+const ENTRY_KEYS = ['name', 'entrypoint', 'host', 'port', 'h2c_port', 'replicas', 'domain', 'datasets', 'description', 'value', 'verified', 'verified_url', 'num_workers'];
 
 /** Keys of the entry that neither the framework nor the server's schema knows (a typo is a silent no-op otherwise). */
 function unknownKeys(entry: Record<string, unknown>, schema: z.ZodType): { problems: string[]; known: string[] } {

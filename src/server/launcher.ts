@@ -5,6 +5,11 @@
  * bind each TypeScript server's port here and pass the socket to its child (race-free), start the
  * children with `NEMO_GYM_CONFIG_DICT` / `NEMO_GYM_CONFIG_PATH`, and wait until each is ready. A child
  * that dies is reported with its output; stopping sends SIGTERM, then SIGKILL after a grace period.
+ *
+ * A server entry with `replicas: N` starts N children, each on its own ports; the config names the first, and
+ * clients learn the others from the head server (src/server/replica-router.ts). A replica that dies while
+ * others of its name live is taken out of rotation instead of stopping the gym. With `head_server.url` this run
+ * starts no head server and its servers join that head's as replicas (src/server/replica-join.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
@@ -18,8 +23,11 @@ import { configPathOf, type ServerInstance } from '../config/server-instances.ts
 import type { ConfigDict } from '../config/tree.ts';
 import { dumpYaml } from '../config/yaml-file.ts';
 import { ConfigError, NgymError } from '../errors.ts';
-import { type ChildMessage, LISTEN_HANDLE_ENV, SEARCH_ROOTS_ENV, SHUTDOWN_GRACE_MS } from './child-protocol.ts';
+import { authorizationHeader, AUTH_TOKEN_KEY, authTokenOf } from './auth.ts';
+import { type ChildMessage, HEAD_URL_ENV, LISTEN_HANDLE_ENV, SEARCH_ROOTS_ENV, SHUTDOWN_GRACE_MS } from './child-protocol.ts';
 import { createHeadServerApp, type ServerInstanceInfo } from './head-server.ts';
+import { checkReachable, joinedHeadUrl, joinHead, type Membership } from './replica-join.ts';
+import { type ReplicaInfo, ReplicaRegistry } from './replica-registry.ts';
 import { loadServerDefinition, locateServer, type ServerLocation, validatedServerConfig } from './hosting.ts';
 import { type BoundServer, bindServer } from './serve.ts';
 
@@ -55,9 +63,13 @@ export class ServerStartError extends NgymError {
 
 interface Child {
   instance: ServerInstance;
+  /** 0 for the first replica (the one the config and `/server_instances` name). */
+  replica: number;
   location: ServerLocation;
   process: ChildProcess;
   info: ServerInstanceInfo;
+  /** Its cleartext HTTP/2 address (TypeScript servers). */
+  h2cUrl: string | null;
   tail: string[];
   ready: boolean;
   exited: boolean;
@@ -113,20 +125,38 @@ export class RunningGym {
   private stopping: Promise<void> | undefined;
   private failureListeners: ((error: ServerStartError) => void)[] = [];
   private healthTimer: NodeJS.Timeout | undefined;
+  /** Set when this run joined another head server (`head_server.url`). */
+  membership: Membership | undefined;
   readonly startedAt = Date.now();
 
   constructor(
     readonly globalConfig: GlobalConfig,
-    readonly head: BoundServer,
+    /** This run's head server; undefined when it joined another's. */
+    readonly head: BoundServer | undefined,
     private readonly output: (line: string) => void,
+    private readonly joinedHeadUrl?: string,
   ) {}
 
   get headUrl(): string {
-    return this.head.url;
+    return this.head?.url ?? (this.joinedHeadUrl as string);
   }
 
+  /** One entry per server (its first replica), in upstream's shape. */
   get instances(): ServerInstanceInfo[] {
-    return this.children.map((child) => child.info);
+    return this.children.filter((child) => child.replica === 0).map((child) => child.info);
+  }
+
+  /** Every replica launched here, up or not. */
+  get replicas(): ReplicaInfo[] {
+    return this.children.map((child) => ({
+      name: child.instance.name,
+      server_type: child.instance.serverType,
+      url: child.info.url,
+      h2c_url: child.h2cUrl,
+      pid: child.info.pid,
+      origin: 'local',
+      up: !child.exited,
+    }));
   }
 
   /** Called once if a server dies while the gym runs (not while it is being stopped). */
@@ -143,14 +173,22 @@ export class RunningGym {
   }
 
   childFailure(child: Child, reason: string): ServerStartError {
-    const tail = child.tail.length > 0 ? `\nLast output of ${child.instance.name}:\n${child.tail.join('\n')}` : '';
-    return new ServerStartError(`Server '${child.instance.name}' ${reason}.${tail}`);
+    const tail = child.tail.length > 0 ? `\nLast output of ${childLabel(child)}:\n${child.tail.join('\n')}` : '';
+    return new ServerStartError(`Server '${childLabel(child)}' ${reason}.${tail}`);
   }
 
   reportExit(child: Child, code: number | null, signal: NodeJS.Signals | null): void {
     child.exited = true;
     if (this.stopping !== undefined) return;
-    const error = this.childFailure(child, `exited unexpectedly (${signal === null ? `exit code ${code}` : `signal ${signal}`})`);
+    const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
+    const siblings = this.children.filter((other) => other.instance === child.instance);
+    const alive = siblings.filter((other) => !other.exited).length;
+    if (alive > 0 && child.ready) {
+      // Its sessions die with it (their rollouts fail and are retried by the collector); new ones go to the others.
+      this.print(`Replica ${child.replica + 1} of '${child.instance.name}' (pid ${child.info.pid}, ${child.info.url}) exited unexpectedly (${how}): out of rotation; ${alive} of ${siblings.length} replicas started here remain.`);
+      return;
+    }
+    const error = this.childFailure(child, `exited unexpectedly (${how})`);
     for (const listener of this.failureListeners) listener(error);
   }
 
@@ -214,10 +252,16 @@ export class RunningGym {
             }),
         ),
       );
-      await this.head.close(1_000);
+      await this.membership?.stop();
+      await this.head?.close(1_000);
     })();
     return this.stopping;
   }
+}
+
+/** `name`, or `name#2` for a second replica. */
+function childLabel(child: Child): string {
+  return child.replica === 0 ? child.instance.name : `${child.instance.name}#${child.replica + 1}`;
 }
 
 function captureOutput(gym: RunningGym, child: Child, stream: NodeJS.ReadableStream | null): void {
@@ -231,7 +275,7 @@ function captureOutput(gym: RunningGym, child: Child, stream: NodeJS.ReadableStr
     for (const line of lines) {
       child.tail.push(line);
       if (child.tail.length > OUTPUT_TAIL_LINES) child.tail.shift();
-      gym.print(`(${child.instance.name}) ${line}`);
+      gym.print(`(${childLabel(child)}) ${line}`);
     }
   });
 }
@@ -275,81 +319,150 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
   const locations = await locateAndValidate(globalConfig);
 
   const headConfig = globalConfig.dict.head_server as ConfigDict;
-  const head = await bindServer({ host: String(headConfig.host), port: Number(headConfig.port) });
-  headConfig.port = head.port;
-  const gym = new RunningGym(globalConfig, head, output);
-  head.attach(createHeadServerApp(globalConfig, () => gym.instances));
+  const joined = joinedHeadUrl(headConfig.url);
+  const token = authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]);
+  const authHeaders = token === undefined ? undefined : authorizationHeader(token);
+  let head: BoundServer | undefined;
+  if (joined === undefined) {
+    head = await bindServer({ host: String(headConfig.host), port: Number(headConfig.port) });
+    headConfig.port = head.port;
+  } else {
+    await checkJoinable(joined, authHeaders);
+    // Servers of this run that read `head_server` find the head they joined.
+    headConfig.host = new URL(joined).hostname;
+    headConfig.port = Number(new URL(joined).port);
+  }
+  const gym = new RunningGym(globalConfig, head, output, joined);
+  const registry = new ReplicaRegistry(
+    () => gym.replicas,
+    () => globalConfig.servers.map((instance) => ({ name: instance.name, serverType: instance.serverType })),
+  );
+  head?.attach(createHeadServerApp(globalConfig, () => gym.instances, registry));
 
   try {
     // Explicit ports first, so an ephemeral port handed out below can never be one a server asked for.
-    const disallowed = new Set<number>([head.port]);
+    const disallowed = new Set<number>(head === undefined ? [] : [head.port]);
     const handles = new Map<string, { http: NetServer; h2c: NetServer }>();
+    const ports = new Map<string, number[]>();
+    const counts = replicaCounts(globalConfig);
     const ordered = [...globalConfig.servers].sort((a, b) => Number(!a.config.port) - Number(!b.config.port));
     for (const instance of ordered) {
       const host = String(instance.config.host);
+      if (joined !== undefined) checkReachable(joined, instance.name, host);
       const location = locations.get(instance.name) as ServerLocation;
-      if (location.language === 'typescript') {
-        const http = await bindPort(host, Number(instance.config.port) || 0);
-        const h2c = await bindPort(host, Number(instance.config.h2c_port) || 0);
-        handles.set(instance.name, { http, h2c });
-        instance.config.port = (http.address() as { port: number }).port;
-        // ngym clients send what their HTTP/1.1 pool cannot take to this port, over HTTP/2.
-        instance.config.h2c_port = (h2c.address() as { port: number }).port;
-        disallowed.add(instance.config.h2c_port);
-      } else if (!instance.config.port) {
-        instance.config.port = await probeFreePort(host, disallowed);
+      const own: number[] = [];
+      for (let replica = 0; replica < (counts.get(instance.name) ?? 1); replica++) {
+        // The configured ports are the first replica's; the others take free ones.
+        const first = replica === 0;
+        let port: number;
+        if (location.language === 'typescript') {
+          const http = await bindPort(host, first ? Number(instance.config.port) || 0 : 0);
+          const h2c = await bindPort(host, first ? Number(instance.config.h2c_port) || 0 : 0);
+          handles.set(`${instance.name}#${replica}`, { http, h2c });
+          port = (http.address() as { port: number }).port;
+          const h2cPort = (h2c.address() as { port: number }).port;
+          // ngym clients send what their HTTP/1.1 pool cannot take to this port, over HTTP/2.
+          if (first) instance.config.h2c_port = h2cPort;
+          disallowed.add(h2cPort);
+        } else {
+          port = first && instance.config.port ? Number(instance.config.port) : await probeFreePort(host, disallowed);
+        }
+        disallowed.add(port);
+        own.push(port);
       }
-      disallowed.add(Number(instance.config.port));
+      instance.config.port = own[0] as number;
+      ports.set(instance.name, own);
     }
-    globalConfig.dict.disallowed_ports = [head.port, ...globalConfig.servers.map((instance) => Number(instance.config.port))];
+    globalConfig.dict.disallowed_ports = [...(head === undefined ? [] : [head.port]), ...[...ports.values()].flat()];
 
     const yaml = dumpYaml(globalConfig.dict);
-    const pythonYaml = dumpYaml(upstreamChildConfig(globalConfig.dict));
+    const pythonYaml = (instance: ServerInstance, port: number): string => {
+      // A Python server binds the port its config names: each replica gets a config naming its own.
+      const first = instance.config.port as number;
+      instance.config.port = port;
+      try {
+        return dumpYaml(upstreamChildConfig(globalConfig.dict));
+      } finally {
+        instance.config.port = first;
+      }
+    };
+    const headUrl = gym.headUrl;
     for (const instance of globalConfig.servers) {
       const location = locations.get(instance.name) as ServerLocation;
-      const handle = handles.get(instance.name);
-      const child = spawnChild(instance, location, location.language === 'python' ? pythonYaml : yaml, globalConfig.searchRoots, handle !== undefined);
       const host = String(instance.config.host);
-      const port = Number(instance.config.port);
-      const record: Child = {
-        instance,
-        location,
-        process: child,
-        tail: [],
-        ready: false,
-        exited: false,
-        info: {
-          name: instance.name,
-          server_type: instance.serverType,
-          impl: instance.impl,
-          process_name: `${instance.name}[${instance.serverType}/${instance.impl}]`,
-          dir_path: location.directory,
-          entrypoint: String(instance.config.entrypoint),
-          host,
-          port,
-          url: `http://${formatHost(host === '0.0.0.0' ? '127.0.0.1' : host)}:${port}`,
-          pid: child.pid ?? null,
-          start_time: Date.now() / 1000,
-          config_path: configPathOf(instance).join('.'),
-        },
-      };
-      gym.addChild(record);
-      captureOutput(gym, record, child.stdout);
-      captureOutput(gym, record, child.stderr);
-      child.on('exit', (code, signal) => gym.reportExit(record, code, signal));
-      if (handle !== undefined) {
-        // The child owns the sockets from here; closing our copies keeps this process from accepting on them.
-        child.send({ type: 'ngym:listen', protocol: 'http' } satisfies ChildMessage, handle.http, () => handle.http.close());
-        child.send({ type: 'ngym:listen', protocol: 'h2c' } satisfies ChildMessage, handle.h2c, () => handle.h2c.close());
+      for (const [replica, port] of (ports.get(instance.name) as number[]).entries()) {
+        const handle = handles.get(`${instance.name}#${replica}`);
+        const child = spawnChild(instance, location, location.language === 'python' ? pythonYaml(instance, port) : yaml, globalConfig.searchRoots, handle !== undefined, headUrl);
+        const address = `http://${formatHost(host === '0.0.0.0' ? '127.0.0.1' : host)}`;
+        const record: Child = {
+          instance,
+          replica,
+          location,
+          process: child,
+          tail: [],
+          ready: false,
+          exited: false,
+          h2cUrl: handle === undefined ? null : `${address}:${(handle.h2c.address() as { port: number }).port}`,
+          info: {
+            name: instance.name,
+            server_type: instance.serverType,
+            impl: instance.impl,
+            process_name: `${instance.name}[${instance.serverType}/${instance.impl}]`,
+            dir_path: location.directory,
+            entrypoint: String(instance.config.entrypoint),
+            host,
+            port,
+            url: `${address}:${port}`,
+            pid: child.pid ?? null,
+            start_time: Date.now() / 1000,
+            config_path: configPathOf(instance).join('.'),
+          },
+        };
+        gym.addChild(record);
+        captureOutput(gym, record, child.stdout);
+        captureOutput(gym, record, child.stderr);
+        child.on('exit', (code, signal) => gym.reportExit(record, code, signal));
+        if (handle !== undefined) {
+          // The child owns the sockets from here; closing our copies keeps this process from accepting on them.
+          child.send({ type: 'ngym:listen', protocol: 'http' } satisfies ChildMessage, handle.http, () => handle.http.close());
+          child.send({ type: 'ngym:listen', protocol: 'h2c' } satisfies ChildMessage, handle.h2c, () => handle.h2c.close());
+        }
       }
     }
 
     await gym.waitUntilAllReady(Date.now() + (options.startupTimeoutMs ?? 120_000));
+    if (joined !== undefined) {
+      gym.membership = await joinHead(joined, authHeaders, () => gym.replicas.filter((replica) => replica.up), output).catch((error: unknown) => {
+        throw new ServerStartError((error as Error).message);
+      });
+    }
     return gym;
   } catch (error) {
     await gym.stop();
     throw error;
   }
+}
+
+/** `replicas` of every server entry (default 1). */
+function replicaCounts(globalConfig: GlobalConfig): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const instance of globalConfig.servers) {
+    const value = globalConfig.resolvedValue([...configPathOf(instance), 'replicas']);
+    counts.set(instance.name, typeof value === 'number' ? value : 1);
+  }
+  return counts;
+}
+
+/** Before starting anything: the head server to join answers, and takes replicas (upstream's does not). */
+async function checkJoinable(headUrl: string, headers: Record<string, string> | undefined): Promise<void> {
+  let status: number;
+  try {
+    status = (await sharedHttpClient().request(`${headUrl}/server_replicas`, { headers, timeoutMs: 10_000, connectionRetries: 2 })).status;
+  } catch (error) {
+    throw new ServerStartError(`Could not reach the head server at ${headUrl} (head_server.url): ${(error as Error).message}`);
+  }
+  if (status === 401) throw new ServerStartError(`The head server at ${headUrl} refused this run's auth_token (HTTP 401): give both runs the same +auth_token=....`);
+  if (status !== 200) throw new ServerStartError(`The head server at ${headUrl} does not take replicas (GET /server_replicas answered HTTP ${status}); it must be an ngym head server.`);
 }
 
 /**
@@ -371,12 +484,14 @@ function spawnChild(
   yaml: string,
   searchRoots: readonly string[],
   passHandle: boolean,
+  headUrl: string,
 ): ChildProcess {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     [CONFIG_DICT_ENV]: yaml,
     [CONFIG_PATH_ENV]: instance.name,
     [SEARCH_ROOTS_ENV]: JSON.stringify(searchRoots),
+    [HEAD_URL_ENV]: headUrl,
   };
   if (location.language === 'python') {
     env.PYTHONPATH = [location.directory, process.env.PYTHONPATH].filter(Boolean).join(':');
