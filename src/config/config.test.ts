@@ -230,6 +230,15 @@ broken_agent:
     expect(warnings.join('\n')).toContain('will NOT be started');
   });
 
+  it('takes replicas: N (a whole number >= 1) on a server entry, naming the key of a bad one', () => {
+    const entry = (replicas: string) => `counter:\n  resources_servers:\n    thing:\n      entrypoint: app.ts\n      domain: agent\n      replicas: ${replicas}\n`;
+    expect(load(project({ 'ok.yaml': entry('3') }), ['+config_paths=[ok.yaml]']).server('counter')?.config.replicas).toBe(3);
+    for (const bad of ['0', '1.5', 'many']) {
+      const error = configError(() => load(project({ 'bad.yaml': entry(bad) }), ['+config_paths=[bad.yaml]']));
+      expect(error.message).toContain('counter.resources_servers.thing.replicas');
+    }
+  });
+
   it('leaves non-server entries alone and fills host and port defaults', () => {
     const root = project({ 'a.yaml': `${weather}${model}b: {c: {d: {}}}\nc: 2\n` });
     const config = load(root, ['+config_paths=[a.yaml]', '+default_host=0.0.0.0', '+head_server={port: 0}']);
