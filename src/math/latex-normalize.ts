@@ -100,6 +100,8 @@ export function lastBoxedContent(text: string): string | undefined {
 
 /** `\\pm b` is the set {-b, b} and `a \\pm b` the set {a+b, a-b} in latex2sympy2 (also after `x =`). */
 function plusMinus(text: string): string {
+  // In a list, each `\\pm b` element stands for its two values.
+  if (text.includes(',')) return text.split(',').map((part) => part.replace(/^(\s*)(?:\\pm|±)\s*([^{}()[\]]+)$/, '$1-{$2}, $2')).join(',');
   const match = /^((?:[^=,;]*=)?\s*)([^=,;]*?)\s*(?:\\pm|±)\s*([^=,;]+)$/.exec(text);
   if (match === null) return text;
   const [, assigned, base, offset] = match as unknown as [string, string, string, string];
@@ -154,6 +156,9 @@ export function normalizeLatex(input: string, boxed: BoxedMode): string {
 
   // "a and b", "a or b" (also in \text{}) list answers, as commas do (latex2sympy2's `and_or` rules).
   text = text.replace(/,?\s*\\text\{\s*(?:and|or)\s*\}/g, ',').replace(/(?<![a-zA-Z])(?:,?\s*(?:and|or))(?![a-zA-Z])/g, ',');
+
+  // A word in \text{} inside a formula (`50 \text{ mm}, 5`) is a symbol for latex2sympy2, not a unit.
+  text = text.replace(/\\text\{([A-Za-z]+)\}/g, (match: string, word: string) => (match === text.trim() ? match : `\\operatorname{${word}}`));
 
   // Nits: trailing punctuation and whitespace.
   text = text.replace(/\s+/g, ' ').trim();

@@ -97,6 +97,11 @@ function scientific(latex: string): Json | undefined {
 
 export function latex2sympyShape(ce: ComputeEngine, raw: Json, latex: string): Json {
   if (typeof raw === 'number') raw = scientific(latex) ?? raw;
+  // A comma list: each number element written in scientific notation, when the elements line up with the commas.
+  const parts = latex.split(',');
+  if (isCall(raw, 'Delimiter') && isCall(raw[1], 'Sequence') && raw[1].length - 1 === parts.length) {
+    raw = [raw[0], ['Sequence', ...raw[1].slice(1).map((item, index) => (typeof item === 'number' ? (scientific(parts[index] as string) ?? item) : item))], ...raw.slice(2)];
+  }
   const reshape = (json: Json): Json => {
     if (!Array.isArray(json) || isCall(json, 'Matrix')) return json;
     if (isCall(json, 'Delimiter') && json[2] === "'(,)'" && isCall(json[1], 'Sequence') && json[1].length === 3) {

@@ -184,6 +184,10 @@ describe('Math-Verify 0.8 / latex2sympy2 1.10 rules (checked against upstream)',
     ["(0, 1]", "\\boxed{(0, 2]} and \\boxed{[0, 1]}", 0, "{Interval(0, 1), Interval.Lopen(0, 2)}"],
     ["x = 4", "\\boxed{y = 4} and \\boxed{x = -4}", 0, "{Eq(x, -4), Eq(y, 4)}"],
     ["\\emptyset", "\\boxed{\\{0\\}} and \\boxed{\\emptyset}", 0, "FiniteSet(EmptySet, {0})"],
+    // a \\text{} word inside a list is a symbol; \\pm and scientific notation inside a list
+    ["5 \\text{ cm}", "First guess \\boxed{50 \\text{ mm}}, but correcting: \\boxed{5}", 0, "{5, 50*mm}"],
+    ["\\{-1, 1\\}", "First guess \\boxed{1}, but correcting: \\boxed{\\pm 1}", 1, "{-1, 1}"],
+    ["0.0025", "\\boxed{0.0025} and \\boxed{2.5 \\times 10^{3}}", 0, "{0.0025, 2.5*10**3}"],
   ])('%s vs %s', (gold, answer, reward, extracted) => {
     expect(verifyMathAnswer(gold, answer)).toEqual({ reward, extractedAnswer: extracted });
   });
