@@ -17,7 +17,9 @@
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { SeededRandom } from 'ngym';
-import { ENVIRONMENTS as PARITY_ENVIRONMENTS } from '../parity/environments/index.ts';
+import { mathWithJudge } from '../parity/environments/math-with-judge.ts';
+import { mcqa } from '../parity/environments/mcqa.ts';
+import { structuredOutputs } from '../parity/environments/structured-outputs.ts';
 import { pythonSetup, startParityGym, upstreamInstance } from '../parity/gym.ts';
 import { sharedHttpClient } from '../src/client/http-client.ts';
 import { startGymProcess } from '../src/testing/cli-process.ts';
@@ -121,18 +123,29 @@ async function measure(side: Side, system: StartedSystem, environment: Environme
   };
 }
 
+// What to stop if the bench itself is interrupted: upstream's ng_run runs in its own process group.
+const running = new Set<() => Promise<void>>();
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, () => void Promise.allSettled([...running].map((stop) => stop())).finally(() => process.exit(130)));
+}
+
 /** Starts both systems against one null model, runs `body`, and stops everything, whatever happens. */
 async function withSystems<T>(environment: Environment, model: Record<string, unknown>, body: (systems: Map<Side, StartedSystem>, others: (side: Side) => number[]) => Promise<T>): Promise<T> {
   const backend = await startBaselineServer({ role: 'model', ...model });
   const systems = new Map<Side, StartedSystem>();
+  const stopAll = async () => {
+    for (const system of systems.values()) await system.stop();
+    await killTree([backend.child.pid as number]);
+  };
+  running.add(stopAll);
   try {
     for (const side of SIDES) systems.set(side, await side.start(environment, `${backend.url}/v1`));
     // What is not the system under test: the null model and the other system.
     const others = (side: Side) => [backend.child.pid as number, ...[...systems].filter(([other]) => other !== side).map(([, system]) => system.pid)];
     return await body(systems, others);
   } finally {
-    for (const system of systems.values()) await system.stop();
-    await killTree([backend.child.pid as number]);
+    running.delete(stopAll);
+    await stopAll();
   }
 }
 
@@ -165,18 +178,20 @@ async function collection(environments: Environment[], concurrencies: number[], 
   for (const environment of environments) {
     await withSystems(environment, {}, async (systems, others) => {
       for (const concurrency of concurrencies) {
+        // At least `concurrency` rollouts, so that many are in flight at once.
+        const count = Math.max(rollouts, concurrency);
         const runs = new Map<Side, Measured[]>(SIDES.map((side) => [side, []]));
         const ratios: number[] = [];
         for (const side of SIDES) await side.collect(systems.get(side) as StartedSystem, environment, Math.min(500, rollouts), Math.min(256, concurrency)); // warm-up
         for (let round = 0; round < rounds; round++) {
           for (const side of round % 2 === 0 ? SIDES : [...SIDES].reverse()) {
-            runs.get(side)?.push(await measure(side, systems.get(side) as StartedSystem, environment, others(side), rollouts, concurrency));
+            runs.get(side)?.push(await measure(side, systems.get(side) as StartedSystem, environment, others(side), count, concurrency));
           }
           ratios.push((runs.get(NGYM)?.at(-1)?.rate ?? 0) / (runs.get(UPSTREAM)?.at(-1)?.rate ?? Number.NaN));
         }
         const ours = medianOf(runs.get(NGYM) as Measured[]);
         const theirs = medianOf(runs.get(UPSTREAM) as Measured[]);
-        process.stdout.write(`\n   ${environment.name}, ${concurrency} in flight\n`);
+        process.stdout.write(`\n   ${environment.name}, ${count} rollouts, ${concurrency} in flight\n`);
         process.stdout.write('   system    rollouts/s  CPU ms/rollout  peak RSS MB (Ray)   p50 ms    p99 ms  failures\n');
         process.stdout.write(`${row('ngym', ours)}\n${row('upstream', theirs)}\n`);
         process.stdout.write(
@@ -239,11 +254,13 @@ async function verifyRate(url: string, bodies: Record<string, unknown>[], second
 }
 
 async function verify(seconds: number, rounds: number): Promise<void> {
-  const names = ['mcqa', 'math_with_judge', 'structured_outputs'];
-  const environments = PARITY_ENVIRONMENTS.filter((environment) => names.includes(environment.name));
+  // math_with_judge's library path (should_use_judge false on both sides).
+  const environments = [mcqa, mathWithJudge, structuredOutputs];
   process.stdout.write(`\n3. Verify-heavy environments: the parity generators' /verify bodies (seed 1), 8 in flight, ${seconds} s per measurement, ${rounds} rounds alternating, medians\n`);
   process.stdout.write('   environment            ngym verifies/s  p99 ms   upstream verifies/s  p99 ms   ratio  failures (ngym/upstream)\n');
   const gym = await startParityGym(environments, pythonSetup());
+  const stopGym = () => gym.stop();
+  running.add(stopGym);
   try {
     for (const environment of environments) {
       const bodies = environment
@@ -269,6 +286,7 @@ async function verify(seconds: number, rounds: number): Promise<void> {
       for (const [name, result] of [['ngym', ours], ['upstream', theirs]] as const) if (result.error !== undefined) process.stdout.write(`   ${name} error: ${result.error.slice(0, 300)}\n`);
     }
   } finally {
+    running.delete(stopGym);
     await gym.stop();
   }
   process.stdout.write('   instruction_following: not compared; upstream 0.7.0\'s server cannot be installed here (its requirements are a git URL and a spaCy model download, docs/decisions/0013-python-side.md). ngym alone: `npm run bench verify-format`.\n');
@@ -286,7 +304,7 @@ async function payloads(): Promise<void> {
       for (const side of SIDES) {
         const system = systems.get(side) as StartedSystem;
         await side.collect(system, environment, 5, 1);
-        const result = await measure(side, system, environment, others(side), 40, 1);
+        const result = await measure(side, system, environment, others(side), 20, 1);
         if (result.error !== undefined) errors.push(`${side.name}: ${result.error}`);
         p50.set(side, [...(p50.get(side) ?? []), result.p50Ms]);
       }

@@ -5,7 +5,7 @@
  * whose per-server venvs link to the one `npm run setup:python` made, it starts every server from that venv.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -86,6 +86,8 @@ export async function startUpstream(environment: string, configFile: string, mod
   const venv = dirname(dirname(python.executable));
   const headPort = await freePort();
   const configs = [join(python.sitePackages, 'resources_servers', environment, 'configs', configFile), join(python.sitePackages, 'responses_api_models', 'openai_model', 'configs', 'openai_model.yaml')];
+  const venvs = venvFolder(environment, venv);
+  const cwd = mkdtempSync(join(tmpdir(), 'ngym-vs-upstream-run-'));
   const child = spawn(
     join(venv, 'bin', 'ng_run'),
     [
@@ -94,14 +96,17 @@ export async function startUpstream(environment: string, configFile: string, mod
       '+policy_api_key=bench',
       '+policy_model_name=bench-null',
       '+skip_venv_if_present=true',
-      `+uv_venv_dir=${venvFolder(environment, venv)}`,
+      `+uv_venv_dir=${venvs}`,
       '+head_server.host=127.0.0.1',
       `+head_server.port=${headPort}`,
     ],
-    { cwd: mkdtempSync(join(tmpdir(), 'ngym-vs-upstream-run-')), stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, RAY_USAGE_STATS_ENABLED: '0' } },
+    { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, RAY_USAGE_STATS_ENABLED: '0' } },
   );
   const pid = child.pid as number;
-  const stop = () => killTree([pid], 15_000);
+  const stop = async () => {
+    await killTree([pid], 15_000);
+    for (const folder of [venvs, cwd]) rmSync(folder, { recursive: true, force: true });
+  };
   try {
     await waitForLine(child, /servers ready/, `upstream ng_run (${environment})`);
   } catch (error) {
@@ -155,6 +160,7 @@ export async function collectUpstream(
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   clearTimeout(timer);
   const report = existsSync(reportPath) ? (JSON.parse(readFileSync(reportPath, 'utf8')) as Partial<CollectorRun>) : {};
+  rmSync(folder, { recursive: true, force: true });
   const completed = report.completed ?? 0;
   const failed = /\[rollout_collection\] \/run failed[^\n]*\n?[^\n]*/.exec(log)?.[0] ?? /(\w*Error[^\n]*)\n?[^\n]*$/m.exec(log)?.[0];
   const error = timedOut ? `timed out after ${timeoutMs / 1000} s` : code !== 0 ? `collector exited with ${code}: ${failed ?? log.slice(-500)}` : failed;
