@@ -6,6 +6,8 @@ import type { SeededRandom as Random } from 'ngym';
 export interface ParityEnvironment {
   /** The folder under resources_servers/, the same in ngym and in upstream's wheel. */
   name: string;
+  /** The server instance (and result) name when it is not `name`: one environment run in two setups. */
+  instance?: string;
   /** ngym's config file (under resources_servers/<name>/configs/) and upstream's (in the wheel's). */
   configs: { ngym: string; upstream: string };
   /** Keys set on both servers' config (e.g. the library path of math_with_judge); a function when they name venv paths. */
@@ -19,3 +21,6 @@ export interface ParityEnvironment {
   /** `count` cases from the seeded source; the same seed gives the same cases. */
   generate(random: Random, count: number): ParityCase[];
 }
+
+/** The instance name of ngym's server for an environment; upstream's is this with `_upstream`. */
+export const instanceOf = (environment: ParityEnvironment): string => environment.instance ?? environment.name;

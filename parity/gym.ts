@@ -9,7 +9,7 @@ import { parse, stringify } from 'yaml';
 import { ServerClient } from '../src/client/server-client.ts';
 import { type GymProcess, startGymProcess } from '../src/testing/cli-process.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
-import type { ParityEnvironment } from './environment.ts';
+import { instanceOf, type ParityEnvironment } from './environment.ts';
 
 export interface PythonSetup {
   executable: string;
@@ -39,13 +39,15 @@ function serverBlock(path: string, environment: string): Record<string, unknown>
 export const upstreamInstance = (environment: string): string => `${environment}_upstream`;
 
 function gymConfig(environments: readonly ParityEnvironment[], python: PythonSetup): Record<string, unknown> {
-  const config: Record<string, unknown> = { python_executable: python.executable, python_server_roots: [python.sitePackages] };
+  // Every server's folder is looked up in these roots after ngym's own, whatever its language: the wheel's
+  // environments (app.py) and the harness's own servers (parity/servers: the scripted judge, app.ts).
+  const config: Record<string, unknown> = { python_executable: python.executable, python_server_roots: [python.sitePackages, join(PACKAGE_ROOT, 'parity', 'servers')] };
   for (const environment of environments) {
     const ngym = serverBlock(join(PACKAGE_ROOT, 'resources_servers', environment.name, 'configs', environment.configs.ngym), environment.name);
     const overrides = typeof environment.overrides === 'function' ? environment.overrides(python) : environment.overrides;
     const upstream = serverBlock(join(python.sitePackages, 'resources_servers', environment.name, 'configs', environment.configs.upstream), environment.name);
-    config[environment.name] = { resources_servers: { [environment.name]: { ...ngym, ...overrides, entrypoint: 'app.ts' } } };
-    config[upstreamInstance(environment.name)] = {
+    config[instanceOf(environment)] = { resources_servers: { [environment.name]: { ...ngym, ...overrides, entrypoint: 'app.ts' } } };
+    config[upstreamInstance(instanceOf(environment))] = {
       resources_servers: { [environment.name]: { ...upstream, ...overrides, ...environment.upstreamOverrides, entrypoint: 'app.py' } },
     };
     Object.assign(config, environment.servers);

@@ -4,7 +4,7 @@ import { CookieJar } from '../src/client/cookies.ts';
 import type { ServerClient } from '../src/client/server-client.ts';
 import type { ParityCase } from './cases.ts';
 import { compare, type SideResult } from './compare.ts';
-import type { ParityEnvironment } from './environment.ts';
+import { instanceOf, type ParityEnvironment } from './environment.ts';
 import { upstreamInstance } from './gym.ts';
 
 export interface EnvironmentResult {
@@ -47,14 +47,15 @@ export async function runEnvironment(
   disagreementsPath: string,
   progress: (done: number, result: EnvironmentResult) => void,
 ): Promise<EnvironmentResult> {
-  const result: EnvironmentResult = { environment: environment.name, total: cases.length, agree: 0, rewardAgree: 0, upstreamPositive: 0, causes: new Map() };
+  const instance = instanceOf(environment);
+  const result: EnvironmentResult = { environment: instance, total: cases.length, agree: 0, rewardAgree: 0, upstreamPositive: 0, causes: new Map() };
   let next = 0;
   let done = 0;
   const worker = async () => {
     while (next < cases.length) {
       const index = next++;
       const item = cases[index] as ParityCase;
-      const [ngym, upstream] = await Promise.all([callSide(client, environment.name, item), callSide(client, upstreamInstance(environment.name), item)]);
+      const [ngym, upstream] = await Promise.all([callSide(client, instance, item), callSide(client, upstreamInstance(instance), item)]);
       const comparison = compare(ngym, upstream, environment.fields);
       if (comparison.rewardAgrees) result.rewardAgree += 1;
       if (upstream.status === 200 && Number((upstream.body as { reward?: unknown }).reward) > 0) result.upstreamPositive += 1;
@@ -62,7 +63,7 @@ export async function runEnvironment(
       else {
         const cause = `${item.kind}: ${comparison.differing.join(',')}`;
         result.causes.set(cause, (result.causes.get(cause) ?? 0) + 1);
-        const record = { environment: environment.name, index, kind: item.kind, detail: item.detail, differing: comparison.differing, input: { seed: item.seed, verify: item.verify }, ngym: shown(ngym, environment.fields), upstream: shown(upstream, environment.fields) };
+        const record = { environment: instance, index, kind: item.kind, detail: item.detail, differing: comparison.differing, input: { seed: item.seed, verify: item.verify }, ngym: shown(ngym, environment.fields), upstream: shown(upstream, environment.fields) };
         appendFileSync(disagreementsPath, `${JSON.stringify(record)}\n`);
       }
       done += 1;

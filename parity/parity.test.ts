@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compare } from './compare.ts';
+import { instanceOf } from './environment.ts';
 import { ENVIRONMENTS } from './environments/index.ts';
 import { SeededRandom as Random } from 'ngym';
 
@@ -22,7 +23,7 @@ describe('compare', () => {
 });
 
 describe('case generators', () => {
-  it.each(ENVIRONMENTS.map((environment) => [environment.name, environment] as const))('%s: 2,000 cases, the example rollouts first, the same for the same seed', (_name, environment) => {
+  it.each(ENVIRONMENTS.map((environment) => [instanceOf(environment), environment] as const))('%s: 2,000 cases, the example rollouts first, the same for the same seed', (_name, environment) => {
     const cases = environment.generate(new Random(3), 2000);
     expect(cases).toHaveLength(2000);
     expect(cases.slice(0, 5).every((item) => item.kind === 'rollout')).toBe(true);

@@ -8,12 +8,13 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
+import { instanceOf } from './environment.ts';
 import { ENVIRONMENTS } from './environments/index.ts';
 import { pythonSetup, startParityGym } from './gym.ts';
 import { type EnvironmentResult, runEnvironment } from './harness.ts';
 import { SeededRandom as Random } from 'ngym';
 
-const USAGE = `Usage: npm run parity -- <environment|all> [--cases N] [--seed S] [--out DIR]\nEnvironments: ${ENVIRONMENTS.map((environment) => environment.name).join(', ')}`;
+const USAGE = `Usage: npm run parity -- <environment|all> [--cases N] [--seed S] [--out DIR]\nEnvironments: ${ENVIRONMENTS.map(instanceOf).join(', ')}`;
 
 function positiveInteger(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -33,10 +34,10 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const wanted = positionals.length === 0 ? [] : positionals.includes('all') ? ENVIRONMENTS.map((environment) => environment.name) : positionals;
+  const wanted = positionals.length === 0 ? [] : positionals.includes('all') ? ENVIRONMENTS.map(instanceOf) : positionals;
   if (wanted.length === 0) throw new Error(`Name an environment or all.\n${USAGE}`);
   const environments = wanted.map((name) => {
-    const environment = ENVIRONMENTS.find((candidate) => candidate.name === name);
+    const environment = ENVIRONMENTS.find((candidate) => instanceOf(candidate) === name);
     if (environment === undefined) throw new Error(`No parity cases for environment ${JSON.stringify(name)}.\n${USAGE}`);
     return environment;
   });
@@ -45,7 +46,7 @@ async function main(): Promise<number> {
   const out = resolve(values.out ?? join(PACKAGE_ROOT, 'results', 'parity'));
   mkdirSync(out, { recursive: true });
 
-  process.stdout.write(`Starting ngym's and upstream 0.7.0's servers for ${environments.map((environment) => environment.name).join(', ')}...\n`);
+  process.stdout.write(`Starting ngym's and upstream 0.7.0's servers for ${environments.map(instanceOf).join(', ')}...\n`);
   const gym = await startParityGym(environments, pythonSetup());
   // Ctrl-C stops the servers this run started rather than leaving them behind.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void gym.stop().finally(() => process.exit(130)));
@@ -53,15 +54,15 @@ async function main(): Promise<number> {
   try {
     for (const environment of environments) {
       const cases = environment.generate(new Random(seed), count);
-      const path = join(out, `${environment.name}.jsonl`);
+      const path = join(out, `${instanceOf(environment)}.jsonl`);
       rmSync(path, { force: true });
       const started = Date.now();
       const result = await runEnvironment(gym.client, environment, cases, path, (done, partial) => {
-        if (done % 250 === 0 && done < cases.length) process.stdout.write(`  ${environment.name}: ${done}/${cases.length} (agree ${partial.agree})\n`);
+        if (done % 250 === 0 && done < cases.length) process.stdout.write(`  ${instanceOf(environment)}: ${done}/${cases.length} (agree ${partial.agree})\n`);
       });
       results.push(result);
       process.stdout.write(
-        `${environment.name}: ${result.agree}/${result.total} agree (${percent(result.agree, result.total)}); reward ${result.rewardAgree}/${result.total} (${percent(result.rewardAgree, result.total)}); upstream reward > 0 on ${result.upstreamPositive}; ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+        `${instanceOf(environment)}: ${result.agree}/${result.total} agree (${percent(result.agree, result.total)}); reward ${result.rewardAgree}/${result.total} (${percent(result.rewardAgree, result.total)}); upstream reward > 0 on ${result.upstreamPositive}; ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
       );
       for (const [cause, number] of [...result.causes].sort((left, right) => right[1] - left[1])) process.stdout.write(`    ${number}  ${cause}\n`);
       if (result.causes.size > 0) process.stdout.write(`    disagreements: ${path}\n`);

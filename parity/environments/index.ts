@@ -2,9 +2,10 @@
 import type { ParityEnvironment } from '../environment.ts';
 import { calendar } from './calendar.ts';
 import { exampleMultiStep, exampleSingleToolCall } from './examples.ts';
+import { equivalenceLlmJudge, equivalenceLlmJudgeSwap, mathWithJudgeJudged } from './judged.ts';
 import { mathWithJudge } from './math-with-judge.ts';
 import { mcqa } from './mcqa.ts';
 import { structuredOutputs } from './structured-outputs.ts';
 import { workplaceAssistant } from './workplace-assistant.ts';
 
-export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant];
+export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant, mathWithJudgeJudged, equivalenceLlmJudge, equivalenceLlmJudgeSwap];

@@ -88,6 +88,10 @@ describe('LlmJudge', () => {
       ],
       temperature: 0,
       max_output_tokens: 64,
+      // Upstream's request model fills these in, and its rollouts record them.
+      parallel_tool_calls: true,
+      tool_choice: 'auto',
+      tools: [],
     });
     expect(model.calls[0]?.params).toMatchObject({ temperature: 0, max_output_tokens: 64 });
     expect(model.calls[0]?.input.at(-1)).toMatchObject({ role: 'user', content: 'A vs B' });

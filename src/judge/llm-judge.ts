@@ -70,6 +70,10 @@ export class LlmJudge {
   /** Sends `messages` to the judge model and returns the request and the reply. */
   async call(messages: JudgeMessage[]): Promise<JudgeEvaluation> {
     const params: ResponseCreateParams = {
+      // The non-null defaults upstream's request model fills in, so the recorded request is the one it records.
+      parallel_tool_calls: true,
+      tool_choice: 'auto',
+      tools: [],
       ...structuredClone(this.config.judge_responses_create_params),
       input: messages.map((message) => ({ ...message, type: 'message' }) as ResponseItem),
     };
