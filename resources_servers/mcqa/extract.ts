@@ -12,7 +12,7 @@ export const CONFIG_GRADING_MODES = [...ROW_GRADING_MODES, 'lenient_answer_colon
 export type GradingMode = (typeof CONFIG_GRADING_MODES)[number];
 
 /** `[{"A": "text"}, {"B": null}, ...]`: a null text takes the letter out of the allowed ones. */
-export type Options = Record<string, string | null>[] | null | undefined;
+type Options = Record<string, string | null>[] | null | undefined;
 
 export interface McqaRow {
   options?: Options;
@@ -39,7 +39,7 @@ const normalizedText = (text: string) => pythonSplit(text.toLowerCase()).join(' 
 const isLetter = (text: string) => pythonLength(text) === 1 && pythonIsAlpha(text);
 
 /** Every key of every option that is one letter and has a text, uppercased. */
-export function allowedLetters(options: Options): Set<string> {
+function allowedLetters(options: Options): Set<string> {
   const letters = new Set<string>();
   for (const entry of options ?? []) {
     for (const [key, value] of Object.entries(entry)) if (value !== null && isLetter(key)) letters.add(key.toUpperCase());
