@@ -1,11 +1,14 @@
 /**
- * structured_outputs: trains a model to answer in JSON that conforms to a JSON Schema given in the prompt
- * (content is not graded). Reward 1.0 when the whole assistant text parses as JSON and validates against the
- * row's schema made strict (every listed property required, no others), else 0.0.
+ * structured_outputs: trains a model to answer in a structured format (JSON, YAML, XML, TOML or CSV, the row's
+ * `schema_type`) that conforms to a JSON Schema given in the prompt, or (`response_mode: tool_call`) through a
+ * tool call's arguments; content is not graded. Reward 1.0 when the answer parses and validates against the
+ * row's schema made strict (every listed property required, no others), else 0.0. Upstream NeMo Gym 0.7.0's rules.
  */
 import { defineResourcesServer, pythonStr, pythonTruthy, responseOutputText, VerifyWorkerPool, verifyWorkersConfigShape } from 'ngym';
 import * as z from 'zod';
+import { SCHEMA_TYPES } from './formats.ts';
 import type { SchemaCheck } from './schema-validation.ts';
+import { toolCallPayload } from './tool-call.ts';
 import type { SchemaTask } from './verify-worker.ts';
 
 type Rollout = Record<string, unknown>;
@@ -29,6 +32,13 @@ const BREAKDOWNS: Breakdown[] = [
   ...byName(['instruction_layout', 'instruction_detail_level', 'system_instruction_style', 'tool_name_style', 'distractor_style', 'tool_union_mode']),
 ];
 
+const ECHOED_DEFAULTS: Record<string, unknown> = { schema_type: 'json', response_mode: 'text' };
+for (const field of [
+  'tool_name', 'tool_payload_key', 'problem_type', 'schema_repr', 'source_format', 'num_turns', 'source_record_id', 'tool_schema_mode', 'tool_choice', 'parallel_tool_calls',
+  'source_schema_type', 'num_tools', 'num_distractors', 'has_distractors', 'instruction_layout', 'instruction_detail_level',
+  'system_instruction_style', 'tool_name_style', 'distractor_style', 'tool_union_mode',
+]) ECHOED_DEFAULTS[field] = null;
+
 function rewardBreakdowns(tasks: Rollout[][]): Record<string, number> {
   const metrics: Record<string, number> = {};
   for (const [field, prefix, valueOf] of BREAKDOWNS) {
@@ -45,6 +55,8 @@ function rewardBreakdowns(tasks: Rollout[][]): Record<string, number> {
 export default defineResourcesServer({
   className: 'StructuredOutputsResourcesServer',
   config: {
+    /** Upstream's key: convert XML answers' text toward the schema's integer/number/boolean/string types. */
+    xml_coerce_types: z.boolean().default(true),
     /** Compiled schema validators kept per worker thread (LRU); a dataset reuses its schemas across rollouts. */
     validator_cache_size: z.number().int().positive().default(512),
     // verify_workers threads compile schemas and validate (compiling one takes tens of milliseconds).
@@ -52,6 +64,7 @@ export default defineResourcesServer({
   },
   setup: ({ config }) => ({
     cacheSize: config.validator_cache_size,
+    xmlCoerceTypes: config.xml_coerce_types,
     pool: new VerifyWorkerPool<SchemaTask, SchemaCheck>({
       module: new URL('./verify-worker.ts', import.meta.url),
       config,
@@ -62,11 +75,23 @@ export default defineResourcesServer({
   close: (state) => state.pool.close(),
   verifyRequest: z.looseObject({
     schema_str: z.string(),
-    schema_type: z.literal('json', { error: "schema_type must be 'json' (the only type in NeMo Gym v0.1.1)" }),
+    schema_type: z.enum(SCHEMA_TYPES, { error: `schema_type must be one of ${SCHEMA_TYPES.join(', ')}` }).optional(),
+    // Anything but 'tool_call' (null included) reads the answer from the text, as upstream.
+    response_mode: z.string().nullish(),
+    tool_name: z.string().nullish(),
+    tool_payload_key: z.string().nullish(),
   }),
   computeMetrics: rewardBreakdowns,
   verify: async (request, context) => {
-    const { pool, cacheSize } = context.state;
-    return pool.run({ schemaText: request.schema_str, responseText: responseOutputText(request.response), cacheSize });
+    const { pool, cacheSize, xmlCoerceTypes } = context.state;
+    const schemaText = request.schema_str;
+    // Upstream's response carries each of its request fields, with its default when the row has none.
+    const echoed = Object.fromEntries(Object.entries(ECHOED_DEFAULTS).filter(([field]) => !Object.hasOwn(request, field)));
+    if (request.response_mode !== 'tool_call') {
+      const answer = { schemaType: request.schema_type ?? 'json', text: responseOutputText(request.response), xmlCoerceTypes };
+      return { ...echoed, ...(await pool.run({ schemaText, answer, cacheSize })) };
+    }
+    const extracted = toolCallPayload(request);
+    return { ...echoed, ...('payload' in extracted ? await pool.run({ schemaText, answer: extracted, cacheSize }) : extracted) };
   },
 });

@@ -1,7 +1,7 @@
 /**
  * JSON Schema checks as NeMo Gym's structured_outputs runs them (`openapi_schema_validator.validate`, the
- * OpenAPI 3.1 dialect of JSON Schema 2020-12): the schema is first made strict, the response must parse as
- * JSON with Python's `json.loads`, and formats are not asserted. `pattern` and `patternProperties` are
+ * OpenAPI 3.1 dialect of JSON Schema 2020-12): the schema is first made strict, the response must parse in its
+ * schema type as Python reads it (`formats.ts`), and formats are not asserted. `pattern` and `patternProperties` are
  * Python regexes there (`re.search`), so they run through our Python regex translation.
  *
  * Compiled validators are cached by a stable hash of the strict schema, in a bounded LRU: datasets reuse a
@@ -11,6 +11,8 @@ import { createHash } from 'node:crypto';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { pythonJsonLoads, PythonRegex } from 'ngym';
+import { coerceCsv, coerceXml } from './coerce.ts';
+import { parseContent, type SchemaType } from './formats.ts';
 
 /**
  * Upstream's `strictify_schema`: every object (dict) that has `properties` gets `required` = all its property
@@ -57,15 +59,19 @@ const pythonRegExp = Object.assign(
   { code: 'pythonRegExp' },
 );
 
-export type SchemaCheck =
-  | { reward: 1.0; error_type: null; error_message: null }
-  | { reward: 0.0; error_type: 'empty_response' | 'schema_error' | 'parse_error' | 'validation_error'; error_message: string };
+/** Why a check failed: upstream 0.7.0's `error_type` values (the tool-call ones come from `tool-call.ts`). */
+export type SchemaErrorType = 'empty_response' | 'schema_error' | 'parse_error' | 'validation_error';
 
-const failure = (errorType: Exclude<SchemaCheck['error_type'], null>, message: string): SchemaCheck => ({
-  reward: 0.0,
-  error_type: errorType,
-  error_message: message.slice(0, 300),
-});
+export type SchemaCheck<ErrorType extends string = SchemaErrorType> =
+  | { reward: 1.0; error_type: null; error_message: null }
+  | { reward: 0.0; error_type: ErrorType; error_message: string };
+
+export function failure<ErrorType extends string>(errorType: ErrorType, message: string): SchemaCheck<ErrorType> {
+  return { reward: 0.0, error_type: errorType, error_message: message.slice(0, 300) };
+}
+
+/** What to check: an answer's text in a `schema_type`, or (tool-call mode) a payload already parsed. */
+export type Answer = { schemaType: SchemaType; text: string; xmlCoerceTypes: boolean } | { payload: unknown };
 
 export class SchemaValidator {
   private readonly ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, code: { regExp: pythonRegExp } });
@@ -78,7 +84,7 @@ export class SchemaValidator {
   }
 
   /** Compiles (or reuses) the validator of a strict schema; throws on an invalid schema. */
-  validatorFor(schema: object): ValidateFunction {
+  validatorFor(schema: unknown): ValidateFunction {
     const key = createHash('sha256').update(stableStringify(schema)).digest('base64url');
     const cached = this.cache.get(key);
     if (cached !== undefined) {
@@ -90,10 +96,10 @@ export class SchemaValidator {
     }
     let validate: ValidateFunction;
     try {
-      validate = this.ajv.compile(schema);
+      validate = this.ajv.compile(schema as object);
     } finally {
       // ajv keeps every compiled schema (and its $id) itself; drop it there, our LRU owns the function.
-      this.ajv.removeSchema(schema);
+      if (typeof schema === 'object' && schema !== null) this.ajv.removeSchema(schema);
     }
     this.stats.compiled++;
     this.cache.set(key, validate);
@@ -101,26 +107,39 @@ export class SchemaValidator {
     return validate;
   }
 
-  /** Upstream's verify: 1.0 when the whole text is JSON that the strict schema accepts, else 0.0 and why. */
-  check(schemaText: string, responseText: string): SchemaCheck {
-    if (responseText.trim() === '') return failure('empty_response', 'No assistant response text');
-    let validate: ValidateFunction;
+  /**
+   * Upstream's verify after the answer is found: the schema parses (`schema_error`) and is made strict; a text
+   * answer must not be blank (`empty_response`) and must parse in its schema type (`parse_error`); XML and CSV
+   * values are coerced toward the schema; then the value must validate (`validation_error`, which is also what
+   * a schema the validator refuses gets, as `openapi_schema_validator.validate` checks the schema first).
+   */
+  check(schemaText: string, answer: Answer): SchemaCheck {
+    if ('text' in answer && answer.text.trim() === '') return failure('empty_response', 'No assistant response text');
+    let schema: unknown;
     try {
-      const schema = strictifySchema(pythonJsonLoads(schemaText));
-      if (typeof schema !== 'object' || schema === null) throw new TypeError('the schema must be a JSON object');
-      validate = this.validatorFor(schema);
+      schema = strictifySchema(pythonJsonLoads(schemaText));
     } catch (error) {
       return failure('schema_error', describe(error));
     }
     let instance: unknown;
-    try {
-      instance = pythonJsonLoads(responseText);
-    } catch (error) {
-      return failure('parse_error', describe(error));
+    if ('payload' in answer) instance = answer.payload;
+    else {
+      try {
+        instance = parseContent(answer.schemaType, answer.text);
+      } catch (error) {
+        return failure('parse_error', describe(error));
+      }
     }
-    if (validate(instance)) return { reward: 1.0, error_type: null, error_message: null };
-    const first = validate.errors?.[0];
-    return failure('validation_error', first === undefined ? 'invalid' : `${first.instancePath || '/'} ${first.message ?? 'is invalid'}`);
+    try {
+      if ('text' in answer && answer.schemaType === 'xml' && answer.xmlCoerceTypes) instance = coerceXml(instance, schema);
+      if ('text' in answer && answer.schemaType === 'csv') instance = coerceCsv(instance as Record<string, unknown>[], schema);
+      const validate = this.validatorFor(schema);
+      if (validate(instance)) return { reward: 1.0, error_type: null, error_message: null };
+      const first = validate.errors?.[0];
+      return failure('validation_error', first === undefined ? 'invalid' : `${first.instancePath || '/'} ${first.message ?? 'is invalid'}`);
+    } catch (error) {
+      return failure('validation_error', describe(error));
+    }
   }
 }
 

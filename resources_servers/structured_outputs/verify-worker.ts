@@ -2,11 +2,11 @@
  * Worker-thread entry: compiling a schema takes tens of milliseconds, so checks run here, off the event loop.
  * Each thread keeps its own LRU of compiled validators.
  */
-import { type SchemaCheck, SchemaValidator } from './schema-validation.ts';
+import { type Answer, type SchemaCheck, SchemaValidator } from './schema-validation.ts';
 
 export interface SchemaTask {
   schemaText: string;
-  responseText: string;
+  answer: Answer;
   cacheSize: number;
 }
 
@@ -14,5 +14,5 @@ let validator: SchemaValidator | undefined;
 
 export default function checkSchemaTask(task: SchemaTask): SchemaCheck {
   validator ??= new SchemaValidator(task.cacheSize);
-  return validator.check(task.schemaText, task.responseText);
+  return validator.check(task.schemaText, task.answer);
 }
