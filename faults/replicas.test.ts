@@ -27,6 +27,8 @@ const TOKEN = 'replica-test-token';
 const SERVER = 'stateful_counter';
 const AGENT = 'stateful_counter_simple_agent';
 const TIMEOUT_MS = 240_000;
+/** Rollouts of the fault test's collection: long enough (100 ms per model call) that the kill lands mid-run. */
+const TASKS = 120;
 
 /** A second host as a network namespace, when this machine lets the test make one. */
 interface Namespace {
@@ -255,15 +257,18 @@ describe(`server replicas (second host: ${MODE})`, () => {
   }, TIMEOUT_MS);
 
   it(`a replica SIGKILLed mid-collection: its in-flight rollouts are failures, never rows; the rest completes on the others [${MODE}]`, async () => {
-    const stack = await startReplicatedStack(60);
+    const stack = await startReplicatedStack(100);
     const listed = await replicasOf(stack.headUrl);
     expect(listed).toHaveLength(3);
     const victim = listed[1] as ReplicaInfo;
-    const work = counterTasks(80);
+    const work = counterTasks(TASKS);
     const collect = startCollect({ headPort: stack.headPort } as never, work, collectArgs(stack, ['+num_samples_in_parallel=12', '+max_retries=0']));
     await until('rows in hand', () => jsonlRows(work.output).length >= 6, 120_000);
     const before = jsonlRows(work.output).map((row) => `${row._ng_task_index}/${row._ng_rollout_index}`);
     process.kill(victim.pid as number, 'SIGKILL');
+    // Killed while the collection runs (so rollouts were in flight on it), not after.
+    expect(collect.child.exitCode).toBeNull();
+    expect(before.length).toBeLessThan(TASKS / 2);
     const result = await collect.exited;
     const rows = jsonlRows(work.output);
     const failures = jsonlRows(work.failures);
@@ -271,10 +276,10 @@ describe(`server replicas (second host: ${MODE})`, () => {
     expect(stack.head.child.exitCode).toBeNull();
     expect(stack.head.output()).toMatch(/Replica 2 of 'stateful_counter' \(pid \d+, [^)]+\) exited unexpectedly \(signal SIGKILL\): out of rotation; 1 of 2 replicas started here remain/);
     expect((await replicasOf(stack.headUrl)).find((replica) => replica.url === victim.url)?.up).toBe(false);
-    expect(failures.length, result.stdout + result.stderr).toBeGreaterThanOrEqual(1);
+    expect(failures.length, `killed after ${before.length} rows\n${result.stdout}${result.stderr}\n${stack.head.output()}`).toBeGreaterThanOrEqual(1);
     expect(result.code).toBe(1);
     expect(rows.filter((row) => row.reward !== 1)).toEqual([]);
-    expect(rows.length + failures.length).toBe(80);
+    expect(rows.length + failures.length).toBe(TASKS);
     expect(failures.some((failure) => /holds this session|Could not reach/.test(JSON.stringify(failure)))).toBe(true);
     const after = new Set(rows.map((row) => `${row._ng_task_index}/${row._ng_rollout_index}`));
     expect(before.filter((key) => !after.has(key))).toEqual([]);
@@ -283,8 +288,8 @@ describe(`server replicas (second host: ${MODE})`, () => {
     const resumed = await startCollect({ headPort: stack.headPort } as never, work, collectArgs(stack, ['+num_samples_in_parallel=12', '+resume=true'])).exited;
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     const all = jsonlRows(work.output);
-    expect(new Set(all.map((row) => `${row._ng_task_index}/${row._ng_rollout_index}`)).size).toBe(80);
-    expect(all).toHaveLength(80);
+    expect(new Set(all.map((row) => `${row._ng_task_index}/${row._ng_rollout_index}`)).size).toBe(TASKS);
+    expect(all).toHaveLength(TASKS);
     expect(all.filter((row) => row.reward !== 1)).toEqual([]);
   }, TIMEOUT_MS);
 });
