@@ -186,6 +186,8 @@ describe('mcqa template regexes (Python syntax)', () => {
   it('reads full-width and other scripts\u2019 letters as A-D', async () => {
     expect(await extracted('الإجابة: ب', template('الإجابة:\\s*([أ-د])'))).toBe('B');
     expect(await extracted('Answer: Ｃ', template('Answer:\\s*(\\S)'))).toBe('C');
+    // NFKC: a full-width letter beyond D is trusted as its ASCII letter.
+    expect(await extracted('Answer: Ｅ', template('Answer:\\s*(\\S)'))).toBe('E');
   });
 
   it('tries each pattern of a list in order until one extracts a letter', async () => {
