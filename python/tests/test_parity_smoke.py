@@ -19,7 +19,7 @@ CASES = 200
 AGREE_AT_LEAST = {
     "mcqa": 200,
     "math_with_judge": 120,
-    "structured_outputs": 82,
+    "structured_outputs": 200,
     "example_single_tool_call": 200,
     "example_multi_step": 200,
     "calendar": 200,
