@@ -21,7 +21,7 @@ export const mathWithJudgeJudged: ParityEnvironment = {
   servers: judgeServer,
 };
 
-const EQUIVALENCE_FIELDS = ['expected_answer', 'judge_evaluations'];
+const EQUIVALENCE_FIELDS = ['expected_answer', 'judge_evaluations', 'failure_reason'];
 const OTHER_ANSWERS = ['mitochondria', 'the nucleus', '4', 'four', 'ohm', 'Ω', 'Isaac Newton', 'Newton', 'Paris', '3.0 x 10^8 m/s', ''];
 
 /** A model's answer to a row, in one of the shapes its templates ask for or break. */
@@ -40,20 +40,52 @@ function answered(random: Random, row: Record<string, unknown>, index: number): 
     ['unicode_whitespace', `\n\n  \\boxed{ ${answer} }  ✓\n`],
     ['truncated', truncate(`The answer is \\boxed{${answer}}`, random.pick([0.3, 0.7, 0.9]))],
     ['empty', ''],
+    ['whitespace_only', random.pick([' ', '\n\n', '\t \u00a0'])],
+    ['bold', `I am fairly sure: **${answer}**.`],
+    ['regex_empty_group', `(()) then (( ${answer} ))`],
   ];
-  const shape = random.pick([...forms.map(([form]) => form), 'two_messages', 'tool_call_only']);
+  const shape = random.pick([...forms.map(([form]) => form), 'two_messages', 'tool_call_only', 'text_blocks', 'reasoning_then_text']);
   if (shape === 'two_messages') return { form: shape, output: [textOutput(`Draft: ${random.pick(OTHER_ANSWERS)}`, index), textOutput(`\\boxed{${answer}}`, index + 1)] };
   if (shape === 'tool_call_only') return { form: shape, output: [callOutput('search', { query: String(row.question ?? '') }, index)] };
+  if (shape === 'text_blocks') {
+    // One message split into several text parts (and an empty one), as some providers send it.
+    const message = textOutput(`It is ((${answer}))`, index) as unknown as { content: { text: string }[] };
+    message.content.push({ ...(message.content[0] as { text: string }), text: '' }, { ...(message.content[0] as { text: string }), text: `  **${answer}**  ` });
+    return { form: shape, output: [message as unknown as ResponseItem] };
+  }
+  if (shape === 'reasoning_then_text') {
+    const reasoning = { id: `rs_parity_${index}`, type: 'reasoning', summary: [{ type: 'summary_text', text: `Thinking about ${random.pick(OTHER_ANSWERS)}` }] } as unknown as ResponseItem;
+    return { form: shape, output: [reasoning, textOutput(random.pick(['', `((${answer}))`]), index)] };
+  }
   return { form: shape, output: [textOutput(forms.find(([form]) => form === shape)?.[1] ?? '', index)] };
+}
+
+const LONG_GOLD = ' — the full statement a grader expects, with its conditions, units and the reasoning that makes it hold in general.';
+
+/** The row as the policy saw it, sometimes reshaped: a long gold answer, a numeric gold in metadata, a multimodal question. */
+function reshaped(random: Random, source: Record<string, unknown>): { row: Record<string, unknown>; shape: string } {
+  const row = structuredClone(source);
+  const shape = random.pick(['as_is', 'as_is', 'long_gold', 'metadata_number', 'content_list']);
+  if (shape === 'long_gold' && typeof row.expected_answer === 'string') row.expected_answer += LONG_GOLD;
+  if (shape === 'metadata_number') {
+    delete row.expected_answer;
+    row.metadata = { expected_answer: random.pick([4, 2.5, 1e-7, true, null]) };
+  }
+  if (shape === 'content_list') {
+    const params = row.responses_create_params as { input: { role: string; content: unknown }[] };
+    const last = params.input.at(-1);
+    if (last !== undefined && typeof last.content === 'string') last.content = [{ type: 'input_text', text: last.content }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'auto' }, { type: 'input_text', text: 'Look at the picture.' }];
+  }
+  return { row, shape };
 }
 
 function equivalenceCases(random: Random, count: number): ParityCase[] {
   const cases = dataRows('equivalence_llm_judge', 'example_rollouts.jsonl').map((row) => rolloutCase(row, EQUIVALENCE_FIELDS));
   const rows = dataRows('equivalence_llm_judge', 'example.jsonl');
   for (let index = cases.length; index < count; index += 1) {
-    const row = random.pick(rows);
+    const { row, shape } = reshaped(random, random.pick(rows));
     const { form, output } = answered(random, row, index);
-    cases.push({ kind: form, detail: String(row.uuid), verify: { ...row, response: response(output, index) } });
+    cases.push({ kind: form, detail: `${String(row.uuid)} ${shape}`, verify: { ...row, response: response(output, index) } });
   }
   return cases;
 }
@@ -72,5 +104,15 @@ export const equivalenceLlmJudge: ParityEnvironment = equivalenceBase;
 export const equivalenceLlmJudgeSwap: ParityEnvironment = {
   ...equivalenceBase,
   instance: 'equivalence_llm_judge_swap',
-  overrides: { judge_model_server: judgeRef, check_twice_swap: true },
+  // The swap check, and the per-row regex settings of upstream's class defaults (the rescue, the length skip),
+  // with an answer length limit: every branch of the verify flow.
+  overrides: {
+    judge_model_server: judgeRef,
+    check_twice_swap: true,
+    reward_if_swap_fails: -1.0,
+    extraction_length_threshold: 120,
+    check_full_generation_on_fail: true,
+    reward_if_full_generation_succeeds: 0.5,
+    max_answer_chars: 150,
+  },
 };

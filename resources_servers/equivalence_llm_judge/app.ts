@@ -1,9 +1,10 @@
 /**
  * equivalence_llm_judge: short-answer and open questions graded by an LLM judge that compares the model's
- * answer with the gold answer. The answer may first be cut out of the generation with a regex (the
- * server's `response_extract_regex`, or the row's own `template_metadata.output_regex`). A passing verdict
- * is confirmed with the answers swapped (`check_twice_swap`); a failing one on a regex-extracted answer
- * is retried on the whole generation for partial credit (`reward_if_full_generation_succeeds`).
+ * answer with the gold answer, following NeMo Gym 0.7.0. An empty final answer (or one over `max_answer_chars`)
+ * scores 0 without a judge call, with a `failure_reason`. The answer may first be cut out of the generation with
+ * a regex (the server's `response_extract_regex`, or the row's own `template_metadata.output_regex`). A passing
+ * verdict can be confirmed with the answers swapped (`check_twice_swap`); a failing one on a regex-extracted
+ * answer can be retried on the whole generation for partial credit (`check_full_generation_on_fail`).
  */
 import {
   assistantMessages,
@@ -22,10 +23,12 @@ import {
   pythonFloatRepr,
   pythonLength,
   pythonStrip,
+  pythonTruthy,
   type Response,
   type ResponseCreateParams,
 } from 'ngym';
 import * as z from 'zod';
+import { parseEquivalenceVerdict } from './verdict.ts';
 
 const TEMPLATE_FIELDS = ['question', 'expected_answer', 'generated_answer'];
 const EXTRACTION_FLAGS = { multiline: true, dotAll: true };
@@ -50,21 +53,32 @@ export function extractWithRegex(text: string, pattern: string | null | undefine
   return pythonStrip(group ?? last.text);
 }
 
-/** The last assistant message's texts joined with newlines, stripped, then `pattern` applied. */
-export function lastAssistantText(response: Response, pattern: string | null | undefined): string {
+/**
+ * The last assistant message's texts joined with newlines, stripped, then `pattern` applied; `whenEmpty` when
+ * there is no such message or its text is empty.
+ */
+export function lastAssistantText(response: Response, pattern: string | null | undefined, whenEmpty = ''): string {
   const last = assistantMessages(response.output).at(-1);
   const text = last === undefined ? '' : pythonStrip(messageTexts(last).join('\n'));
-  return text === '' ? text : extractWithRegex(text, pattern);
+  return text === '' ? whenEmpty : extractWithRegex(text, pattern);
 }
+
+/** Upstream's JudgeEvaluation adds the reply's parsing issues, left out when there are none. */
+type EquivalenceEvaluation = JudgeEvaluation & { judgement_parsing_issues?: string[] };
 
 const TemplateMetadata = z.looseObject({ output_regex: z.unknown() });
 
-/** The last user message whose content is a string, stripped, then `pattern` applied. */
+/**
+ * The last user message with text (a string content, or the text parts of a list content joined with newlines,
+ * as multimodal rows carry), stripped, then `pattern` applied.
+ */
 export function questionText(params: ResponseCreateParams, pattern: string | null | undefined): string {
   let last: string | undefined;
   // A bare-string input holds no messages here, as upstream iterates it as one.
   for (const item of typeof params.input === 'string' ? [] : params.input) {
-    if (isMessage(item) && item.role === 'user' && typeof item.content === 'string') last = item.content;
+    if (!isMessage(item) || item.role !== 'user') continue;
+    const texts = messageTexts(item);
+    if (typeof item.content === 'string' || texts.length > 0) last = texts.join('\n');
   }
   const text = pythonStrip(last ?? '');
   return text === '' ? text : extractWithRegex(text, pattern);
@@ -101,6 +115,10 @@ export default defineResourcesServer({
     judge_not_equal_label: z.string().default('[[A!=B]]'),
     question_extract_regex: z.string().nullable().default(null),
     response_extract_regex: z.string().nullable().default(null),
+    /** What the judge sees as the answer when the assistant message has no text. */
+    msg_extraction_failure: z.string().default('[NO VALID ANSWER EXTRACTED]'),
+    /** Longer final answers (code points, thinking excluded) score 0 without a judge call; null: no limit. */
+    max_answer_chars: z.number().int().positive().nullable().default(null),
     check_twice_swap: z.boolean().default(false),
     reward_if_swap_fails: z.number().default(0.0),
     use_per_record_regex: z.boolean().default(true),
@@ -124,24 +142,32 @@ export default defineResourcesServer({
   verify: async (request, { config, state }) => {
     const fromMetadata = request.metadata?.expected_answer;
     const expected = request.expected_answer ? request.expected_answer : fromMetadata !== undefined && fromMetadata !== null ? pythonString(fromMetadata) : '';
+    // The raw final answer is checked before any extraction, and a bad one never reaches the judge.
+    const answer = lastAssistantText(request.response, null);
+    if (answer === '') return { reward: 0.0, expected_answer: expected, judge_evaluations: [], failure_reason: 'empty_final_answer' };
+    const limit = config.max_answer_chars;
+    if (limit !== null && pythonLength(answer) > limit) {
+      return { reward: 0.0, expected_answer: expected, judge_evaluations: [], failure_reason: `final_answer_too_long: ${pythonLength(answer)} characters exceeds ${limit}` };
+    }
     const question = questionText(request.responses_create_params, config.question_extract_regex);
 
     // Upstream reads `output_regex` only when template_metadata is a dict.
     const recordRegex = TemplateMetadata.safeParse(request.template_metadata).data?.output_regex;
-    const perRecord = config.use_per_record_regex && Boolean(recordRegex);
+    const perRecord = config.use_per_record_regex && pythonTruthy(recordRegex);
     // Long gold answers are judged against the whole generation: a regex would cut them short.
     const tooLong = perRecord && config.extraction_length_threshold !== null && pythonLength(expected) > config.extraction_length_threshold;
     const regex = perRecord ? (tooLong ? null : String(recordRegex)) : config.response_extract_regex;
-    const generated = lastAssistantText(request.response, regex);
+    const generated = lastAssistantText(request.response, regex, config.msg_extraction_failure);
 
     const labels = { equal: config.judge_equal_label, notEqual: config.judge_not_equal_label };
-    const evaluations: JudgeEvaluation[] = [];
+    const evaluations: EquivalenceEvaluation[] = [];
     const judge = async (expectedAnswer: string, generatedAnswer: string) => {
       const messages: JudgeMessage[] = [];
       if (config.judge_system_message) messages.push({ role: 'system', content: config.judge_system_message });
       messages.push({ role: 'user', content: state.template.format({ question, expected_answer: expectedAnswer, generated_answer: generatedAnswer }) });
-      const { verdict, evaluation } = await state.judge.compare(messages, labels);
-      evaluations.push(evaluation);
+      const evaluation = await state.judge.call(messages);
+      const verdict = parseEquivalenceVerdict(evaluation.response, labels);
+      evaluations.push({ ...evaluation, verdict_label: verdict.label, ...(verdict.issues.length > 0 ? { judgement_parsing_issues: verdict.issues } : {}) });
       return verdict.equal;
     };
     const result = (reward: number) => ({ reward, expected_answer: expected, judge_evaluations: evaluations });
@@ -150,7 +176,7 @@ export default defineResourcesServer({
       if (tooLong) return result(0.0);
       if (config.check_full_generation_on_fail && perRecord) {
         // The regex may have cut the answer badly: the whole generation can still earn partial credit.
-        return result((await judge(expected, lastAssistantText(request.response, null))) ? config.reward_if_full_generation_succeeds : 0.0);
+        return result((await judge(expected, lastAssistantText(request.response, null, config.msg_extraction_failure))) ? config.reward_if_full_generation_succeeds : 0.0);
       }
       return result(0.0);
     }
