@@ -4,8 +4,8 @@ import { calendar } from './calendar.ts';
 import { exampleMultiStep, exampleSingleToolCall } from './examples.ts';
 import { equivalenceLlmJudge, equivalenceLlmJudgeSwap, mathWithJudgeJudged } from './judged.ts';
 import { mathWithJudge } from './math-with-judge.ts';
-import { mcqa } from './mcqa.ts';
+import { mcqa, mcqaAnswerColonMd } from './mcqa.ts';
 import { structuredOutputs } from './structured-outputs.ts';
 import { workplaceAssistant } from './workplace-assistant.ts';
 
-export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant, mathWithJudgeJudged, equivalenceLlmJudge, equivalenceLlmJudgeSwap];
+export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mcqaAnswerColonMd, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant, mathWithJudgeJudged, equivalenceLlmJudge, equivalenceLlmJudgeSwap];

@@ -177,3 +177,10 @@ export const mcqa: ParityEnvironment = {
     return cases.slice(0, Math.max(count, 5));
   },
 };
+
+/** The same cases on servers whose config sets 0.7.0's `grading_mode: lenient_answer_colon_md` (it overrides every row's). */
+export const mcqaAnswerColonMd: ParityEnvironment = {
+  ...mcqa,
+  instance: 'mcqa_answer_colon_md',
+  overrides: { grading_mode: 'lenient_answer_colon_md' },
+};
