@@ -15,8 +15,8 @@ interface LatexPart {
 }
 
 export type Candidate =
-  | { kind: 'latex'; start: number; end: number; parts: LatexPart[]; failedSpans: [number, number][] }
-  | { kind: 'expr'; start: number; end: number; number?: string; expression?: string; percent: boolean; span: [number, number] };
+  | { kind: 'latex'; start: number; end: number; parts: LatexPart[] }
+  | { kind: 'expr'; start: number; end: number; number?: string; expression?: string; percent: boolean };
 
 interface Pattern {
   regex: RegExp;
@@ -73,7 +73,7 @@ function latexPatterns(): Pattern[] {
     [environments(true), 50],
     ['(?<n0Boxed>\\\\boxed\\{[\\s\\S]+\\})', 50],
   ];
-  return sources.map(([source, priority]) => ({ regex: new RegExp(source, 'gd'), priority, target: 'latex' }));
+  return sources.map(([source, priority]) => ({ regex: new RegExp(source, 'g'), priority, target: 'latex' }));
 }
 
 function exprPatterns(): Pattern[] {
@@ -98,7 +98,7 @@ function exprPatterns(): Pattern[] {
     [withAnchors, 300],
     [numberWithAnchors, 300],
   ];
-  return sources.map(([source, priority]) => ({ regex: new RegExp(source, 'gd'), priority, target: 'expr' }));
+  return sources.map(([source, priority]) => ({ regex: new RegExp(source, 'g'), priority, target: 'expr' }));
 }
 
 const patterns: Record<Target, Pattern[] | undefined> = { latex: undefined, expr: undefined };
@@ -119,15 +119,11 @@ function latexCandidate(match: RegExpExecArray): Candidate | undefined {
   }
   if (parts.length === 0) return undefined;
   const start = match.index;
-  const failedSpans = Object.entries(match.indices?.groups ?? {}).flatMap(([name, span]) =>
-    name.startsWith('n0') && !name.endsWith('Percent') && span !== undefined ? [span] : [],
-  );
-  return { kind: 'latex', start, end: start + match[0].length, parts, failedSpans };
+  return { kind: 'latex', start, end: start + match[0].length, parts };
 }
 
 function exprCandidate(match: RegExpExecArray): Candidate | undefined {
   const groups = match.groups ?? {};
-  const indices = match.indices?.groups ?? {};
   const start = match.index;
   const end = start + match[0].length;
   const integerName = ['integer1', 'integer2', 'integer3'].find((name) => groups[name]);
@@ -140,13 +136,11 @@ function exprCandidate(match: RegExpExecArray): Candidate | undefined {
     integer = integer.replace(/^-/, '').replace(/^0+/, '');
     if (integer === '') integer = '0';
     const decimal = (decimalName === undefined ? '' : (groups[decimalName] as string)).replace(',', '.');
-    const spans = [integerName, decimalName].flatMap((name) => (name === undefined ? [] : [indices[name] as [number, number]]));
-    const span: [number, number] = [Math.min(...spans.map((pair) => pair[0])), Math.max(...spans.map((pair) => pair[1]))];
-    return { kind: 'expr', start, end, number: `${negative ? '-' : ''}${integer}${decimal}`, percent, span };
+    return { kind: 'expr', start, end, number: `${negative ? '-' : ''}${integer}${decimal}`, percent };
   }
   const expression = groups.expression;
   if (expression === undefined) return undefined;
-  return { kind: 'expr', start, end, expression, percent, span: indices.expression as [number, number] };
+  return { kind: 'expr', start, end, expression, percent };
 }
 
 /**

@@ -97,13 +97,11 @@ function parseCandidate(ce: ComputeEngine, candidate: Candidate): { item: Item |
 export function extractAnswers(text: string, targets: readonly Target[], ce: ComputeEngine = computeEngine()): Item[] {
   const values: Item[] = [];
   const fallbacks: string[] = [];
-  const failedSpans: [number, number][] = [];
   for (const group of answerCandidates(text, targets)) {
     for (const candidate of group) {
-      // A formula that failed to parse must not later supply a number from inside it.
-      if (candidate.kind === 'expr' && failedSpans.some(([low, high]) => candidate.span[0] < high && candidate.span[1] > low)) continue;
+      // A formula that failed to parse may still lend a number (`\boxed{ 30° }` gives 30), as in Math-Verify 0.8;
+      // the expression anchors keep `\frac{12}{` from lending its 12.
       const { item, fallback } = parseCandidate(ce, candidate);
-      if (item === undefined && candidate.kind === 'latex') failedSpans.push(...candidate.failedSpans);
       if (fallback !== '') fallbacks.push(fallback);
       if (item !== undefined) {
         values.push(item);
