@@ -1,15 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODE_HEADER, sharedHttpClient } from 'ngym';
+import { ERROR_CODE_HEADER, type Response, sharedHttpClient } from 'ngym';
 import { assistantMessage, type InProcessGym, modelResponse, type ScriptedModel, scriptedModel, startFakeEndpoint, startInProcessGym } from 'ngym/testing';
 
 const http = sharedHttpClient();
 const CONFIG = '+config_paths=[resources_servers/equivalence_llm_judge/configs/equivalence_llm_judge.yaml]';
 const key = (name: string, value: string) => `++equivalence_llm_judge.resources_servers.equivalence_llm_judge.${name}=${value}`;
 const question = 'Which gas do plants absorb for photosynthesis?';
+/**
+ * Upstream 0.7.0's class defaults with the swap check on: the rescue and the length skip run. The shipped YAML
+ * (0.7.0's) turns all three off; its own tests are under "the shipped config".
+ */
+const SWAP_AND_RESCUE = [key('check_twice_swap', 'true'), key('extraction_length_threshold', '120'), key('check_full_generation_on_fail', 'true'), key('reward_if_full_generation_succeeds', '0.5')];
 const row = { responses_create_params: { input: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: `  ${question}  ` }] }, expected_answer: 'carbon dioxide' };
 
-let verdicts: string[] = [];
+/** The judge's replies in call order: a text for a one-message reply, or a whole (partial) response. */
+let verdicts: (string | Partial<Response>)[] = [];
 let judge: ScriptedModel;
 let gym: InProcessGym;
 
@@ -22,8 +28,11 @@ async function start(overrides: string[] = [], external?: Record<string, { host:
 }
 
 beforeAll(async () => {
-  judge = scriptedModel(({ index }) => [assistantMessage(verdicts[index] ?? 'no verdict')]);
-  gym = await start();
+  judge = scriptedModel(({ index }) => {
+    const reply = verdicts[index] ?? 'no verdict';
+    return typeof reply === 'string' ? [assistantMessage(reply)] : reply;
+  });
+  gym = await start(SWAP_AND_RESCUE);
 });
 afterAll(async () => gym.close());
 afterEach(() => {
@@ -31,8 +40,9 @@ afterEach(() => {
   verdicts = [];
 });
 
-async function verify(text: string, extra: Record<string, unknown> = {}, target: InProcessGym = gym) {
-  const reply = await http.request(target.url('equivalence_llm_judge', '/verify'), { body: { ...row, ...extra, response: modelResponse([assistantMessage(text)]) } });
+async function verify(text: string | Response, extra: Record<string, unknown> = {}, target: InProcessGym = gym) {
+  const response = typeof text === 'string' ? modelResponse([assistantMessage(text)]) : text;
+  const reply = await http.request(target.url('equivalence_llm_judge', '/verify'), { body: { ...row, ...extra, response } });
   return { status: reply.status, headers: reply.headers, body: reply.json<Record<string, any>>(), text: reply.text };
 }
 
@@ -43,7 +53,7 @@ function judged(index: number) {
   return { question: match?.[1], gold: match?.[2], candidate: match?.[3] };
 }
 
-describe('equivalence_llm_judge with the shipped config', () => {
+describe('equivalence_llm_judge with the swap check and the rescue on', () => {
   it('judges the last user question, the gold answer and the last assistant message, then confirms with a swap', async () => {
     verdicts = ['Same gas.\n\n[[A=B]] they are equivalent', 'Still the same.\n\n[[A=B]] they are equivalent'];
     const { body } = await verify('It is CO2, carbon dioxide.', { uuid: 'q1' });
@@ -58,7 +68,7 @@ describe('equivalence_llm_judge with the shipped config', () => {
   it('gives reward_if_swap_fails when the swapped verdict disagrees', async () => {
     verdicts = ['[[A=B]]', '[[A!=B]]'];
     expect((await verify('oxygen')).body).toMatchObject({ reward: 0 });
-    const penalized = await start([key('reward_if_swap_fails', '-1.0')]);
+    const penalized = await start([...SWAP_AND_RESCUE, key('reward_if_swap_fails', '-1.0')]);
     try {
       judge.calls.length = 0;
       verdicts = ['[[A=B]]', '[[A!=B]]'];
@@ -79,7 +89,7 @@ describe('equivalence_llm_judge with the shipped config', () => {
   it('records a null verdict label when the judge gives none', async () => {
     verdicts = ['I am not sure.'];
     const { body } = await verify('oxygen');
-    expect(body).toMatchObject({ reward: 0, judge_evaluations: [{ verdict_label: null }] });
+    expect(body).toMatchObject({ reward: 0, judge_evaluations: [{ verdict_label: null, judgement_parsing_issues: ['no_verdict'] }] });
   });
 
   it('uses metadata.expected_answer when expected_answer is empty', async () => {
@@ -193,10 +203,103 @@ describe('equivalence_llm_judge example data', () => {
       judge.calls.length = 0;
       verdicts = recorded.judge_evaluations.map((evaluation: any) => evaluation.response.output[0].content[0].text);
       const { reward, judge_evaluations, ...rest } = recorded;
-      const reply = await http.request(gym.url('equivalence_llm_judge', '/verify'), { body: rest });
+      // Recorded with the swap check and the rescue on (upstream's class defaults): `gym` runs with them.
+    const reply = await http.request(gym.url('equivalence_llm_judge', '/verify'), { body: rest });
       const body = reply.json<Record<string, any>>();
       expect(body.reward).toBe(reward);
       expect(body.judge_evaluations.map((evaluation: any) => evaluation.responses_create_params)).toEqual(judge_evaluations.map((evaluation: any) => evaluation.responses_create_params));
     }
+  });
+});
+
+describe('equivalence_llm_judge with the shipped config (NeMo Gym 0.7.0)', () => {
+  let shipped: InProcessGym;
+  beforeAll(async () => {
+    shipped = await start();
+  });
+  afterAll(async () => shipped?.close());
+  const send = (text: string | Response, extra: Record<string, unknown> = {}) => verify(text, extra, shipped);
+
+  it('judges once: no swap check, no rescue of a failed per-row regex, no length skip', async () => {
+    verdicts = ['[[A=B]]'];
+    expect((await send('((carbon dioxide))')).body).toMatchObject({ reward: 1, judge_evaluations: [{ verdict_label: '[[A=B]]' }] });
+    expect(judge.calls).toHaveLength(1);
+
+    judge.calls.length = 0;
+    verdicts = ['[[A!=B]]', '[[A=B]]'];
+    const long = `carbon dioxide${' and the reasons for it'.repeat(8)}`;
+    const { body } = await send('So: ((carbon dioxide)) it is.', { expected_answer: long, template_metadata: { output_regex: '\\(\\((.*?)\\)\\)' } });
+    expect(body).toMatchObject({ reward: 0, judge_evaluations: [{}] });
+    expect(body.judge_evaluations).toHaveLength(1);
+    // The regex applies whatever the gold answer's length (extraction_length_threshold is null).
+    expect(judged(0).candidate).toBe('carbon dioxide');
+  });
+
+  it('scores an empty final answer 0 without calling the judge, with failure_reason empty_final_answer', async () => {
+    const reasoning = { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'carbon dioxide' }] } as any;
+    for (const response of [modelResponse([assistantMessage('  \n ')]), modelResponse([reasoning]), modelResponse([])]) {
+      const { body } = await send(response);
+      expect(body).toMatchObject({ reward: 0, expected_answer: 'carbon dioxide', judge_evaluations: [], failure_reason: 'empty_final_answer' });
+    }
+    expect(judge.calls).toHaveLength(0);
+  });
+
+  it('scores a final answer over max_answer_chars 0 without calling the judge; thinking does not count', async () => {
+    const limited = await start([key('max_answer_chars', '10')]);
+    try {
+      const long = await verify('carbon dioxide', {}, limited);
+      expect(long.body).toMatchObject({ reward: 0, judge_evaluations: [], failure_reason: 'final_answer_too_long: 14 characters exceeds 10' });
+      expect(judge.calls).toHaveLength(0);
+      verdicts = ['[[A=B]]'];
+      const reasoning = { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'a long chain of thought '.repeat(5) }] } as any;
+      // Code points, as Python's len(): four emoji are four characters.
+      const short = await verify(modelResponse([reasoning, assistantMessage('  CO₂ 🌿🌿🌿🌿  ')]), {}, limited);
+      expect(short.body).toMatchObject({ reward: 1, judge_evaluations: [{}] });
+      expect(short.body.failure_reason ?? null).toBeNull();
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('takes the last verdict label in the reply and records what was wrong with it', async () => {
+    const cases: [string | Partial<Response>, number, string | null, string[] | undefined][] = [
+      ['[[A!=B]] at first, but on reflection [[A=B]]', 1, '[[A=B]]', ['conflicting_verdicts']],
+      ['[[A=B]] at first, but on reflection [[A!=B]]', 0, '[[A!=B]]', ['conflicting_verdicts']],
+      ['[[A=B]] ... [[A=B]]', 1, '[[A=B]]', ['repeated_verdict']],
+      ['[[A=B]] [[A!=B]] [[A!=B]]', 0, '[[A!=B]]', ['conflicting_verdicts', 'repeated_verdict']],
+      ['[[A=B]] they are equivalent', 1, '[[A=B]]', undefined],
+      [{ output: [assistantMessage('Thinking about it')], status: 'incomplete' }, 0, null, ['truncated_judge_output', 'no_verdict']],
+      [{ output: [{ type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' } as any], status: 'incomplete' }, 0, null, ['truncated_judge_output', 'unparseable_judge_output']],
+      [{ output: [] }, 0, null, ['unparseable_judge_output']],
+    ];
+    for (const [reply, reward, label, issues] of cases) {
+      judge.calls.length = 0;
+      verdicts = [reply];
+      const { body } = await send('carbon dioxide');
+      expect({ reward: body.reward, label: body.judge_evaluations[0].verdict_label, issues: body.judge_evaluations[0].judgement_parsing_issues }).toEqual({ reward, label, issues });
+      // No issues: the key is left out, as upstream serializes it.
+      if (issues === undefined) expect(Object.keys(body.judge_evaluations[0])).not.toContain('judgement_parsing_issues');
+    }
+  });
+
+  it('reads one label inside the other once (INCORRECT is not also CORRECT)', async () => {
+    const labelled = await start([key('judge_equal_label', 'CORRECT'), key('judge_not_equal_label', 'INCORRECT')]);
+    try {
+      verdicts = ['Grade: INCORRECT'];
+      const { body } = await verify('oxygen', {}, labelled);
+      expect(body).toMatchObject({ reward: 0, judge_evaluations: [{ verdict_label: 'INCORRECT' }] });
+      expect(body.judge_evaluations[0].judgement_parsing_issues).toBeUndefined();
+    } finally {
+      await labelled.close();
+    }
+  });
+
+  it('judges all text parts of the last assistant message joined, and a multimodal question', async () => {
+    verdicts = ['[[A=B]]'];
+    const message = assistantMessage('It is') as any;
+    message.content.push({ ...message.content[0], text: '' }, { ...message.content[0], text: ' carbon dioxide. ' });
+    const input = [{ role: 'user', content: [{ type: 'input_text', text: 'Look at the leaf.' }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'auto' }, { type: 'input_text', text: question }] }];
+    await send(modelResponse([assistantMessage('Draft: oxygen'), message]), { responses_create_params: { input } });
+    expect(judged(0)).toEqual({ question: `Look at the leaf.\n${question}`, gold: 'carbon dioxide', candidate: 'It is\n\n carbon dioxide.' });
   });
 });

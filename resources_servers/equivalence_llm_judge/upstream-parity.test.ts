@@ -3,15 +3,22 @@
  * judge answering from the recorded judge evaluations, gets the recorded reward, expected_answer and
  * verdict labels, with the same number of judge calls; every judge prompt we send is byte for byte the
  * recorded one (the replaying judge only answers prompts it has a recording for). `example_rollouts.jsonl`
- * was recorded with the swap check off; `example_rollouts_openqa.jsonl` with the shipped config.
+ * was recorded with the swap check off; `example_rollouts_openqa.jsonl` with v0.1.1's shipped config.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordedJudge } from 'ngym';
 import { callServer, type InProcessGym, SHARED_SKIP_MESSAGE, sharedFixturesAvailable, startInProcessGym, upstreamRollouts } from 'ngym/testing';
 
+const key = (name: string, value: string) => `++equivalence_llm_judge.resources_servers.equivalence_llm_judge.${name}=${value}`;
 const FIXTURES = [
-  { rows: 'example.jsonl', rollouts: 'example_rollouts.jsonl', overrides: ['++equivalence_llm_judge.resources_servers.equivalence_llm_judge.check_twice_swap=false'] },
-  { rows: 'example_openqa.jsonl', rollouts: 'example_rollouts_openqa.jsonl', overrides: [] },
+  { rows: 'example.jsonl', rollouts: 'example_rollouts.jsonl', overrides: [key('check_twice_swap', 'false')] },
+  {
+    rows: 'example_openqa.jsonl',
+    rollouts: 'example_rollouts_openqa.jsonl',
+    // The recordings are v0.1.1's, whose shipped YAML had the swap check, the rescue (0.5) and the length skip (120)
+    // on; 0.7.0's shipped YAML (ours) turns all three off, keeping them behind the same keys: set them as v0.1.1 did.
+    overrides: [key('check_twice_swap', 'true'), key('extraction_length_threshold', '120'), key('check_full_generation_on_fail', 'true'), key('reward_if_full_generation_succeeds', '0.5')],
+  },
 ];
 
 describe.skipIf(!sharedFixturesAvailable())('equivalence_llm_judge: upstream parity', () => {
