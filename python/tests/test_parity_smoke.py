@@ -18,7 +18,7 @@ CASES = 200
 # Cases (of 200, seed 1) with reward and every compared field equal, measured 2026-11-25.
 AGREE_AT_LEAST = {
     "mcqa": 200,
-    "math_with_judge": 120,
+    "math_with_judge": 200,
     "structured_outputs": 200,
     "example_single_tool_call": 200,
     "example_multi_step": 200,
