@@ -60,7 +60,7 @@ const pythonRegExp = Object.assign(
 );
 
 /** Why a check failed: upstream 0.7.0's `error_type` values (the tool-call ones come from `tool-call.ts`). */
-export type SchemaErrorType = 'empty_response' | 'schema_error' | 'parse_error' | 'validation_error';
+type SchemaErrorType = 'empty_response' | 'schema_error' | 'parse_error' | 'validation_error';
 
 export type SchemaCheck<ErrorType extends string = SchemaErrorType> =
   | { reward: 1.0; error_type: null; error_message: null }
