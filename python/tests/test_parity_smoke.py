@@ -24,6 +24,8 @@ AGREE_AT_LEAST = {
     "example_multi_step": 200,
     "calendar": 200,
     "workplace_assistant": 200,
+    "equivalence_llm_judge": 200,
+    "equivalence_llm_judge_swap": 200,
 }
 
 
