@@ -4,9 +4,9 @@
  *
  * | upstream rule                                         | helper                                                 |
  * | ----------------------------------------------------- | ------------------------------------------------------ |
- * | `response.output_text` (code_gen, math_with_judge, structured_outputs) | `responseOutputText(response)`        |
+ * | `response.output_text` (code_gen, math_with_judge, mcqa, structured_outputs) | `responseOutputText(response)`  |
  * | `output[-1].content[0].text` (calendar, instruction_following) | `firstPartText(output.at(-1))`                |
- * | text parts of assistant messages joined by "\n" (mcqa: all, equivalence_llm_judge: the last) | `assistantMessages` + `messageTexts` |
+ * | text parts of the last assistant message joined by "\n" (equivalence_llm_judge) | `assistantMessages` + `messageTexts` |
  * | one message's text, all parts joined (agents, scaffold) | `assistantText(item)`                                 |
  * | the output_text of each assistant message (math_with_code) | `outputText(item)`                                  |
  */
