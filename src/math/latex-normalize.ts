@@ -132,6 +132,8 @@ export function normalizeLatex(input: string, boxed: BoxedMode): string {
 
   // Currency, degrees and units.
   text = text.replace(/\\\$|\$/g, '');
+  // latex2sympy2 reads `721,720^\circ` as two numbers: the degree sign keeps a comma from being a thousands separator.
+  const hadDegrees = /\^\s*\{?\s*\\circ/.test(text);
   text = text.replace(/\^\s*\{?\s*\\circ\s*\}?|\\degree(?![A-Za-z])/g, '');
   // Units as latex2sympy2 drops them: a trailing \text{...}, then up to two trailing unit words (never all of it).
   const withoutText = text.replace(TRAILING_TEXT, '').trim();
@@ -150,7 +152,7 @@ export function normalizeLatex(input: string, boxed: BoxedMode): string {
 
   // Number formatting: thousands separators, leading decimal point.
   text = text.replace(/\{,\}/g, ',');
-  if (/^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(text.trim())) text = text.replace(/,/g, '');
+  if (!hadDegrees && /^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(text.trim())) text = text.replace(/,/g, '');
   text = text.replace(/(\d)\\ (?=\d{3}\b)/g, '$1');
   text = text.replace(/(^|[^\d])\.(\d)/g, (_, before: string, digit: string) => `${before}0.${digit}`);
 

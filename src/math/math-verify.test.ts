@@ -190,6 +190,8 @@ describe('Math-Verify 0.8 / latex2sympy2 1.10 rules (checked against upstream)',
     ["0.0025", "\\boxed{0.0025} and \\boxed{2.5 \\times 10^{3}}", 0, "{0.0025, 2.5*10**3}"],
     // a box that does not parse still lends a number its anchors allow (a space before it), as Math-Verify 0.8
     ["30 \\text{ degrees}", "\n\n   \\boxed{  30°  }   \n", 1, "30"],
+    // a degree sign keeps `721,720` two numbers
+    ["720", "First guess \\boxed{721}, but correcting: \\boxed{720^\\circ}", 0, "{720, 721}"],
   ])('%s vs %s', (gold, answer, reward, extracted) => {
     expect(verifyMathAnswer(gold, answer)).toEqual({ reward, extractedAnswer: extracted });
   });
