@@ -6,7 +6,7 @@
  */
 import type { Response, VerdictLabels } from 'ngym';
 
-export type ParsingIssue = 'no_verdict' | 'conflicting_verdicts' | 'repeated_verdict' | 'truncated_judge_output' | 'unparseable_judge_output';
+type ParsingIssue = 'no_verdict' | 'conflicting_verdicts' | 'repeated_verdict' | 'truncated_judge_output' | 'unparseable_judge_output';
 
 export interface EquivalenceVerdict {
   equal: boolean;
