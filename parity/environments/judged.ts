@@ -1,7 +1,7 @@
 /**
  * The judged paths, both sides calling one scripted judge (parity/servers/responses_api_models/parity_judge):
  * math_with_judge with `should_use_judge: true` (the library cases; the judge is asked where the library says no)
- * and equivalence_llm_judge (every case goes to the judge, with and without the swap check). The judge's verdict
+ * and equivalence_llm_judge (0.7.0's shipped settings, and `_swap` with every branch of the flow on). The judge's verdict
  * is a function of the prompt, so a prompt or request that differs between the sides shows as a disagreement.
  */
 import type { ResponseItem } from '../../src/protocol/index.ts';
