@@ -83,11 +83,11 @@ describe('math_with_judge judge fallback (both orders)', () => {
       {
         role: 'user',
         type: 'message',
-        content: `<|Problem|>\n${row.question}\n\n<|Start of Assistant A's Answer|>\n\\frac{5}{6}\n<|End of Assistant A's Answer|>\n\n<|Start of Assistant B's Answer|>\nIt is five sixths: \\boxed{\\text{five sixths}}\n<|End of Assistant B's Answer|>`,
+        content: `<|Problem|>\n${row.question}\n\n<|Start of Assistant A's Answer|>\n\\frac{5}{6}\n<|End of Assistant A's Answer|>\n\n<|Start of Assistant B's Answer|>\n\\text{five sixths}\n<|End of Assistant B's Answer|>`,
       },
     ]);
-    // Swapped: A is the generation, B the expected answer.
-    expect(second?.input[1]?.content).toContain("Assistant A's Answer|>\nIt is five sixths");
+    // Swapped: A is the generated box's content (0.7.0 sends no more of the generation), B the expected answer.
+    expect(second?.input[1]?.content).toContain("Assistant A's Answer|>\n\\text{five sixths}\n");
     expect(second?.input[1]?.content).toContain("Assistant B's Answer|>\n\\frac{5}{6}\n");
     expect(body.judge_evaluations[0].responses_create_params.input).toEqual(first?.input);
   });

@@ -68,7 +68,8 @@ export default defineResourcesServer({
     const result = { expected_answer: expected, extracted_answer: library.extractedAnswer, library_reward: library.reward };
     if (!config.should_use_judge || library.reward > 0.5) return { ...result, reward: library.reward, judge_evaluations: null };
 
-    // Both orders must agree, so a judge that favours position A or B cannot pass a wrong answer.
+    // The judge sees the last box's content, not the whole generation (0.7.0; v0.1.1 sent the whole text). Both
+    // orders must agree, so a judge that favours position A or B cannot pass a wrong answer.
     const evaluations: JudgeEvaluation[] = [];
     const ask = async (first: string, second: string) => {
       const evaluation = await state.judge.call([
@@ -78,7 +79,7 @@ export default defineResourcesServer({
       evaluations.push(evaluation);
       return parseVerdict(evaluation.response, LABELS).equal;
     };
-    const equal = (await ask(expected, generated)) && (await ask(generated, expected));
+    const equal = (await ask(expected, boxed)) && (await ask(boxed, expected));
     return { ...result, reward: equal ? 1.0 : 0.0, judge_evaluations: evaluations };
   },
 });

@@ -1,16 +1,30 @@
 /**
  * Upstream parity: every rollout NeMo Gym recorded for math_with_judge, re-verified here with the judge
  * answering from the recorded judge evaluations, gets the recorded reward, library_reward, number of judge
- * evaluations and extracted_answer; and every judge prompt we send is byte for byte the recorded one
- * (the replaying judge only answers a prompt it has a recording for).
+ * evaluations and extracted_answer; and every judge prompt we send is byte for byte the recorded one with the
+ * generation cut to its last box, as 0.7.0 sends it (the replaying judge only answers a prompt it has a recording for).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordedJudge } from 'ngym';
+import { lastBoxedContent, recordedJudge, responseOutputText } from 'ngym';
 import { callServer, type InProcessGym, scriptedModel, SHARED_SKIP_MESSAGE, sharedFixturesAvailable, startInProcessGym, upstreamRollouts } from 'ngym/testing';
 
 describe.skipIf(!sharedFixturesAvailable())('math_with_judge: upstream parity', () => {
   const recordings = sharedFixturesAvailable() ? upstreamRollouts('math_with_judge') : [];
-  const judge = recordedJudge(recordings.flatMap(({ rollout }) => rollout.judge_evaluations ?? []));
+  // The recordings are v0.1.1's, whose judge saw the whole generation; 0.7.0 (and ngym) send only the last box's
+  // content, so each recorded prompt is replayed with the generation replaced by that content.
+  const judge = recordedJudge(
+    recordings.flatMap(({ rollout }) => {
+      const generation = responseOutputText(rollout.response);
+      const boxed = lastBoxedContent(generation) ?? generation;
+      return (rollout.judge_evaluations ?? []).map((evaluation: any) => ({
+        ...evaluation,
+        responses_create_params: {
+          ...evaluation.responses_create_params,
+          input: evaluation.responses_create_params.input.map((item: any) => ({ ...item, content: item.content.replace(`\n${generation}\n`, `\n${boxed}\n`) })),
+        },
+      }));
+    }),
+  );
   let gym: InProcessGym;
   beforeAll(async () => {
     gym = await startInProcessGym({
