@@ -131,18 +131,21 @@ export function startCollect(gym: GymProcess, work: { input: string; output: str
   };
 }
 
-/** Polls until `condition` holds (a file grows, a message appears); fails after `timeoutMs`. */
-export async function until(what: string, condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+/** Polls until `condition` holds (a file grows, a message appears); fails after `timeoutMs`, with `detail()` if given. */
+export async function until(what: string, condition: () => boolean, timeoutMs = 30_000, detail?: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${detail === undefined ? '' : `\n${detail()}`}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
+/** The whole rows of a JSONL file; a last line still being written (no newline yet) is not a row yet. */
 export function jsonlRows(path: string): Record<string, unknown>[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
+  const text = readFileSync(path, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);

@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { responseOutputText } from '../protocol/response-text.ts';
 import { bubblewrapUnavailableReason } from '../sandbox/availability.ts';
 import { lastUserContent, readJsonlRows, runCli, SHARED_SKIP_MESSAGE, sharedFixture, sharedFixturesAvailable, startGymProcess } from '../testing/index.ts';
 
@@ -31,7 +32,13 @@ const ENVIRONMENTS: { env: string; agent: string; config?: string; rewardOf?: (r
   { env: 'reasoning_gym', agent: 'reasoning_gym_simple_agent' },
   { env: 'instruction_following', agent: 'instruction_following_simple_agent' },
   { env: 'structured_outputs', agent: 'structured_outputs_simple_agent', config: 'structured_outputs_json' },
-  { env: 'mcqa', agent: 'mcqa_simple_agent' },
+  // One recording predates 0.7.0's box labels: `\boxed{C: ...}` recorded as no answer, which 0.7.0 (and ngym) read as C,
+  // that row's gold (resources_servers/mcqa/upstream-parity.test.ts pins the same).
+  {
+    env: 'mcqa',
+    agent: 'mcqa_simple_agent',
+    rewardOf: (recorded) => (recorded.extracted_answer === null && /\\boxed\{\s*C: /.test(responseOutputText(recorded.response)) ? 1 : recorded.reward),
+  },
   // Runs the recorded solutions in the sandbox.
   ...(bubblewrapUnavailableReason() === null ? [{ env: 'code_gen', agent: 'code_gen_simple_agent' }] : []),
 ];
