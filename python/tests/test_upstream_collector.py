@@ -111,6 +111,16 @@ def judge_replay(env: str, recordings: Path, tmp_path: Path) -> list[str]:
         f"+judge_model.responses_api_models.replay_model.rollouts_jsonl_fpath={path}",
         "+judge_model.responses_api_models.replay_model.strict=true",
         f"++{env}.resources_servers.{env}.judge_model_server.name=judge_model",
+        # equivalence_llm_judge's rollouts were recorded with the swap check and the rescue on (upstream's class
+        # defaults), which its 0.7.0 YAML turns off.
+        *(
+            [
+                f"++{env}.resources_servers.{env}.{key}={value}"
+                for key, value in (("check_twice_swap", "true"), ("extraction_length_threshold", "120"), ("check_full_generation_on_fail", "true"), ("reward_if_full_generation_succeeds", "0.5"))
+            ]
+            if env == "equivalence_llm_judge"
+            else []
+        ),
     ]
 
 
