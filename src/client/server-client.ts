@@ -137,13 +137,8 @@ export class ServerClient {
   }
 
   async post(serverName: string, path: string, body: unknown, options: ServerCallOptions = {}): Promise<HttpResponse> {
-    const router = this.replicas;
-    if (router !== undefined) {
-      // Waits once, for the head server's first listing; after that, a server of one instance costs a map lookup.
-      if (router.loading !== undefined) await router.loading;
-      const replicas = router.replicated(serverName);
-      if (replicas !== undefined) return this.requestReplica(replicas, 'POST', path, body, options);
-    }
+    const replicas = await this.replicaSetOf(serverName);
+    if (replicas !== undefined) return this.requestReplica(replicas, 'POST', path, body, options);
     const response = await this.http.request(this.url(serverName, path), {
       method: 'POST',
       multiplexOrigin: this.multiplexOrigin(serverName),
@@ -154,6 +149,15 @@ export class ServerClient {
       timeoutMs: options.timeoutMs === undefined ? this.timeoutFor(serverName) : options.timeoutMs,
     });
     return Object.assign(response, { server: serverName });
+  }
+
+  /** The replicas of `serverName` when it runs as several; undefined for a server of one instance or no router. */
+  private async replicaSetOf(serverName: string): Promise<ReplicaSet | undefined> {
+    const router = this.replicas;
+    if (router === undefined) return undefined;
+    // Waits once, for the head server's first listing; after that, a server of one instance costs a map lookup.
+    if (router.loading !== undefined) await router.loading;
+    return router.replicated(serverName);
   }
 
   /**
@@ -211,12 +215,8 @@ export class ServerClient {
   }
 
   async get(serverName: string, path: string, options: ServerCallOptions = {}): Promise<HttpResponse> {
-    const router = this.replicas;
-    if (router !== undefined) {
-      if (router.loading !== undefined) await router.loading;
-      const replicas = router.replicated(serverName);
-      if (replicas !== undefined) return this.requestReplica(replicas, 'GET', path, undefined, options);
-    }
+    const replicas = await this.replicaSetOf(serverName);
+    if (replicas !== undefined) return this.requestReplica(replicas, 'GET', path, undefined, options);
     return this.http.request(this.url(serverName, path), {
       method: 'GET',
       multiplexOrigin: this.multiplexOrigin(serverName),
