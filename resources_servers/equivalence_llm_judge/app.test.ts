@@ -175,8 +175,20 @@ describe('equivalence_llm_judge config', () => {
   });
 
   it('refuses to start with a prompt placeholder it cannot fill or an untranslatable regex', async () => {
-    await expect(start([key('judge_prompt_template', '"Q: {question} A: {answer}"')])).rejects.toThrow(/uses the placeholder \{answer\}/);
+    await expect(start([key('judge_prompt_template', '"Q: {question} A: {answer}"'), key('judge_prompt_template_fpath', 'null')])).rejects.toThrow(/uses the placeholder \{answer\}/);
     await expect(start([key('response_extract_regex', '"a++"')])).rejects.toThrow(/response_extract_regex: Unsupported Python regex .*possessive/);
+  });
+
+  it('takes an inline judge_prompt_template in place of the shipped file, and refuses both keys at once', async () => {
+    const inline = await start([key('judge_prompt_template', '"Is {generated_answer!r} the same as {expected_answer}?"'), key('judge_prompt_template_fpath', 'null')]);
+    try {
+      verdicts = ['[[A=B]]', '[[A=B]]'];
+      await verify('CO2', {}, inline);
+      expect(judge.calls[0]?.input.at(-1)?.content).toBe("Is 'CO2' the same as carbon dioxide?");
+    } finally {
+      await inline.close();
+    }
+    await expect(start([key('judge_prompt_template', '"{question}"')])).rejects.toThrow(/judge_prompt_template and judge_prompt_template_fpath are both set/);
   });
 
   it('records a failed judge call as a judge failure (502, NGYM_JUDGE_FAILED)', async () => {

@@ -17,7 +17,6 @@ import {
   isMessage,
   type Logger,
   messageTexts,
-  PromptTemplate,
   PythonRegex,
   PythonRegexError,
   pythonFloatRepr,
@@ -28,6 +27,7 @@ import {
   type ResponseCreateParams,
 } from 'ngym';
 import * as z from 'zod';
+import { loadJudgePrompt } from './judge-prompt.ts';
 import { parseEquivalenceVerdict } from './verdict.ts';
 
 const TEMPLATE_FIELDS = ['question', 'expected_answer', 'generated_answer'];
@@ -109,8 +109,9 @@ export default defineResourcesServer({
   config: {
     ...judgeConfigShape,
     judge_system_message: z.string().nullable().default(null),
-    /** Python `str.format` template with {question}, {expected_answer}, {generated_answer}. */
-    judge_prompt_template: z.string(),
+    /** Python `str.format` template with {question}, {expected_answer}, {generated_answer}; or a file of one (0.7.0's key). */
+    judge_prompt_template: z.string().nullable().default(null),
+    judge_prompt_template_fpath: z.string().min(1).nullable().default(null),
     judge_equal_label: z.string().default('[[A=B]]'),
     judge_not_equal_label: z.string().default('[[A!=B]]'),
     question_extract_regex: z.string().nullable().default(null),
@@ -131,7 +132,7 @@ export default defineResourcesServer({
     checkConfigRegex('response_extract_regex', config.response_extract_regex, logger);
     return {
       judge: new LlmJudge(client, config),
-      template: new PromptTemplate(config.judge_prompt_template).assertFields(TEMPLATE_FIELDS, 'judge_prompt_template'),
+      template: loadJudgePrompt(config, TEMPLATE_FIELDS),
     };
   },
   verifyRequest: z.looseObject({
