@@ -125,12 +125,12 @@ describe('instruction_following /verify: reward and request handling', () => {
     expect(one.body).toMatchObject({ reward: 0, follow_all_instructions: false, follow_instruction_list: [false, false] });
   });
 
-  it('pairs ids with kwargs like zip (shortest wins); an empty list scores 0', async () => {
+  it('pairs ids with kwargs like zip (shortest wins); an empty list follows all (0.7.0: all([]) is true)', async () => {
     const zipped = await verify(['punctuation:no_comma', 'punctuation:punctuation_dot'], [null], [message('ok.')]);
     expect(zipped.body.follow_instruction_list).toEqual([true]);
     expect(zipped.body.reward).toBe(1);
     const empty = await verify([], [], [message('ok')]);
-    expect(empty.body).toMatchObject({ reward: 0, follow_all_instructions: false, follow_instruction_list: [] });
+    expect(empty.body).toMatchObject({ reward: 1, follow_all_instructions: true, follow_instruction_list: [] });
   });
 
   it('scores unknown ids, unexpected kwargs, wrong types and kwargs upstream would randomize as not followed', async () => {
@@ -164,6 +164,61 @@ describe('instruction_following /verify: reward and request handling', () => {
     const response = await http.request(gym.url('instruction_following', '/verify'), { body });
     expect(response.status).toBe(422);
     expect(response.text).toContain('kwargs');
+  });
+});
+
+async function verifyRow(row: Record<string, unknown>, text = 'The sea is wide.') {
+  const base = verifyBody([], [], [message(text)]) as Record<string, unknown>;
+  for (const field of ['prompt', 'instruction_id_list', 'kwargs']) delete base[field];
+  const response = await http.request(gym.url('instruction_following', '/verify'), { body: { ...base, ...row } });
+  return { status: response.status, body: response.json<Record<string, any>>(), text: response.text };
+}
+
+describe('instruction_following /verify: 0.7.0 verifier_metadata and grading_mode', () => {
+  const metadata = { instruction_id_list: ['punctuation:no_comma', 'keywords:word_once', 'startend:quotation'], prompt: 'p', kwargs: [null, { keyword: 'sea' }, null] };
+
+  it('reads the fields under verifier_metadata and answers it back', async () => {
+    const result = await verifyRow({ verifier_metadata: metadata });
+    expect(result.status, result.text).toBe(200);
+    expect(result.body).toMatchObject({ reward: 0, follow_all_instructions: false, follow_instruction_list: [true, true, false], verifier_metadata: metadata });
+  });
+
+  it('migrates top-level fields into verifier_metadata; explicit verifier_metadata values win', async () => {
+    const legacy = await verifyRow({ ...metadata, grading_mode: 'fraction' });
+    expect(legacy.body.verifier_metadata).toEqual({ ...metadata, grading_mode: 'fraction' });
+    expect(legacy.body.reward).toBeCloseTo(2 / 3, 12);
+    // The top-level kwargs would fail word_once ("wide"); verifier_metadata's are the ones used.
+    const mixed = await verifyRow({ instruction_id_list: ['keywords:word_once'], kwargs: [{ keyword: 'wide' }], prompt: 'top', verifier_metadata: { kwargs: [{ keyword: 'whale' }] } });
+    expect(mixed.body).toMatchObject({ follow_instruction_list: [false], verifier_metadata: { instruction_id_list: ['keywords:word_once'], kwargs: [{ keyword: 'whale' }], prompt: 'top' } });
+    // A null (falsy) verifier_metadata is an empty one, so the top-level fields fill it.
+    const nulled = await verifyRow({ ...metadata, verifier_metadata: null });
+    expect(nulled.body.follow_instruction_list).toEqual([true, true, false]);
+  });
+
+  it('refuses rows missing a required field (422 naming it) but accepts a present null prompt', async () => {
+    const missing = await verifyRow({ verifier_metadata: { instruction_id_list: [], prompt: 'p' } });
+    expect(missing.status).toBe(422);
+    expect(missing.text).toContain('verifier_metadata is missing required fields: kwargs');
+    expect((await verifyRow({ verifier_metadata: { instruction_id_list: [], kwargs: [], prompt: null } })).status).toBe(200);
+    const notObject = await verifyRow({ verifier_metadata: 'instructions' });
+    expect(notObject.status).toBe(422);
+    expect(notObject.text).toContain('verifier_metadata');
+  });
+
+  it('grades binary by default, fraction as the share followed (0.0 for no instructions), refuses other modes', async () => {
+    expect((await verifyRow({ verifier_metadata: { ...metadata, grading_mode: 'binary' } })).body.reward).toBe(0);
+    const fraction = await verifyRow({ verifier_metadata: { ...metadata, grading_mode: 'fraction' } });
+    expect(fraction.body).toMatchObject({ follow_all_instructions: false, follow_instruction_list: [true, true, false] });
+    expect(fraction.body.reward).toBeCloseTo(2 / 3, 12);
+    const allFollowed = await verifyRow({ verifier_metadata: { ...metadata, grading_mode: 'fraction' } }, '"The sea is wide."');
+    expect(allFollowed.body.reward).toBe(1);
+    const none = await verifyRow({ verifier_metadata: { instruction_id_list: [], prompt: 'p', kwargs: [], grading_mode: 'fraction' } });
+    expect(none.body).toMatchObject({ reward: 0, follow_all_instructions: true });
+    for (const mode of ['partial', null]) {
+      const refused = await verifyRow({ verifier_metadata: { ...metadata, grading_mode: mode } });
+      expect(refused.status, String(mode)).toBe(422);
+      expect(refused.text).toContain('grading_mode');
+    }
   });
 });
 
