@@ -2,9 +2,10 @@
  * What a parity case is, and the model responses the generators put in it. Ids and timestamps are derived from
  * the case, so a seed reproduces the same bodies (the disagreement file can be replayed as it is).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResponseItem } from '../src/protocol/index.ts';
+import { lastUserContent } from '../src/testing/upstream-rollouts.ts';
 import { assistantMessage, functionCall, modelResponse } from '../src/testing/scripted-model.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 
@@ -42,6 +43,24 @@ export function dataRows(environment: string, file: string): Record<string, unkn
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/**
+ * Upstream 0.7.0's own recorded rollouts of an environment (the wheel's `data/`), each joined to its example row
+ * by the last user message (a rollout keeps only what verify answered, not the row's task fields), as cases of
+ * kind `rollout` with detail `upstream`. None when the wheel is not installed: the case list then starts with
+ * ngym's rollouts.
+ */
+export function upstreamRolloutCases(environment: string, computed: readonly string[]): ParityCase[] {
+  const folder = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'lib', 'python3.11', 'site-packages', 'resources_servers', environment, 'data');
+  if (!existsSync(join(folder, 'example_rollouts.jsonl'))) return [];
+  const read = (file: string) => readFileSync(join(folder, file), 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const rows = new Map(read('example.jsonl').map((row) => [JSON.stringify(lastUserContent(row)), row]));
+  return read('example_rollouts.jsonl').map((rollout, index) => {
+    const row = rows.get(JSON.stringify(lastUserContent(rollout)));
+    if (row === undefined) throw new Error(`upstream's rollout ${index} of ${environment} matches no row of its example.jsonl`);
+    return { ...rolloutCase({ ...row, response: rollout.response }, computed), detail: 'upstream' };
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 /** What the harness needs to know of an environment to run it on both sides and compare the answers. */
 import type { ParityCase } from './cases.ts';
+import type { SideResult } from './compare.ts';
 import type { PythonSetup } from './gym.ts';
 import type { SeededRandom as Random } from 'ngym';
 
@@ -18,6 +19,11 @@ export interface ParityEnvironment {
   servers?: Record<string, unknown>;
   /** The verify fields compared besides `reward` (timings are never listed). */
   fields: readonly string[];
+  /**
+   * Names a disagreement whose cause is known (an upstream crash ngym does not copy, ...): it still counts as a
+   * disagreement, grouped under this name instead of the differing fields.
+   */
+  knownCause?: (ngym: SideResult, upstream: SideResult) => string | undefined;
   /** `count` cases from the seeded source; the same seed gives the same cases. */
   generate(random: Random, count: number): ParityCase[];
 }

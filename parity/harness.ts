@@ -70,7 +70,8 @@ export async function runEnvironment(
       if (upstream.status === 200 && Number((upstream.body as { reward?: unknown }).reward) > 0) result.upstreamPositive += 1;
       if (comparison.differing.length === 0) result.agree += 1;
       else {
-        const cause = `${item.kind}: ${comparison.differing.join(',')}`;
+        const known = environment.knownCause?.(ngym, upstream);
+        const cause = known === undefined ? `${item.kind}: ${comparison.differing.join(',')}` : `known: ${known}`;
         result.causes.set(cause, (result.causes.get(cause) ?? 0) + 1);
         const record = { environment: instance, index, kind: item.kind, detail: item.detail, differing: comparison.differing, input: { seed: item.seed, verify: item.verify }, ngym: shown(ngym, environment.fields), upstream: shown(upstream, environment.fields) };
         appendFileSync(disagreementsPath, `${JSON.stringify(record)}\n`);

@@ -39,6 +39,14 @@ describe('math_with_code answers (upstream 0.7.0 rules)', () => {
     expect(finalAnswer([call(null)])).toBeNull();
   });
 
+  it('reads a JSON tool output without stdout as empty, not its other keys (0.7.0: `.get("stdout", "")`); a JSON list or string as text', () => {
+    const output = (text: string): ResponseItem => ({ type: 'function_call_output', call_id: 'c', output: text }) as ResponseItem;
+    expect(finalAnswer([output(JSON.stringify({ success: false, error_message: '\\boxed{5}' }))])).toBeNull();
+    expect(finalAnswer([output(JSON.stringify({ result: '\\boxed{5}' })), output(JSON.stringify({ stdout: '\\boxed{6}' }))])).toBe('6');
+    expect(finalAnswer([output(JSON.stringify([{ stdout: '\\boxed{7}' }]))])).toBe('7');
+    expect(finalAnswer([output(JSON.stringify('\\boxed{8}'))])).toBe('8');
+  });
+
   it('offers the execute_python tool as upstream data declares it', () => {
     expect(definition.toolDefinitions()).toEqual([
       {

@@ -66,7 +66,6 @@ export function answersMatch(actual: string | null, expected: string): boolean {
   return a !== undefined && e !== undefined && Math.abs(a - e) < 1e-6 * Math.max(1.0, Math.abs(e));
 }
 
-const ExecutionOutput = z.looseObject({ stdout: z.unknown() });
 
 /** The last boxed answer of the assistant's messages, from the end; else of the tool outputs' stdout. */
 export function finalAnswer(output: ResponseItem[]): string | null {
@@ -80,8 +79,12 @@ export function finalAnswer(output: ResponseItem[]): string | null {
     let stdout = item.output;
     try {
       const parsed: unknown = JSON.parse(stdout);
-      const object = ExecutionOutput.safeParse(parsed);
-      if (object.success) stdout = typeof object.data.stdout === 'string' ? object.data.stdout : '';
+      // Upstream's `.get("stdout", "")`: any JSON object gives its stdout, "" when it has none (so its other
+      // keys are not searched); other JSON values (a list, a string) leave the output itself to search.
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+        const value = (parsed as Record<string, unknown>).stdout;
+        stdout = typeof value === 'string' ? value : '';
+      }
     } catch {
       // Not JSON: the output itself is searched.
     }
