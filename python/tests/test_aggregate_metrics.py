@@ -3,9 +3,9 @@
 Upstream's collectors ask every resources server for its aggregate metrics at the end of a run. ngym's answer
 must be what upstream's `nemo_gym.reward_profile.compute_aggregate_metrics` computes from the same verify
 responses, with the environment's own `compute_metrics` / `get_key_metrics` where upstream's server has them
-(mcqa, math_with_judge, code_gen, structured_outputs). Seeded random runs (several tasks and repeats, missing
+(mcqa, math_with_judge, code_gen, structured_outputs, equivalence_llm_judge). Seeded random runs (several tasks and repeats, missing
 rollouts, masked samples, booleans, absent and non-numeric fields, token usage, `ng_perf` records, the fields
-those environments' metrics read) are sent to both and compared field by field.
+those environments' metrics read, judge evaluations with and without recorded parsing issues) are sent to both and compared field by field.
 """
 
 from __future__ import annotations
@@ -36,7 +36,41 @@ ENVIRONMENTS = {
     "math_with_judge": ("math_with_judge", {"should_use_judge": False, "judge_model_server": {"type": "responses_api_models", "name": "judge_model"}}, "LibraryJudgeMathResourcesServer"),
     "structured_outputs": ("structured_outputs_json", {}, "StructuredOutputsResourcesServer"),
     "code_gen": ("code_gen", {"sandbox": {"pool_size": 1}}, "CompCodingResourcesServer"),
+    "equivalence_llm_judge": ("equivalence_llm_judge", {"judge_model_server": {"type": "responses_api_models", "name": "judge_model"}}, "LLMJudgeResourcesServer"),
 }
+# Upstream servers whose hooks read their config (the judge's verdict labels): built with these config values.
+HOOK_CONFIGS = {"equivalence_llm_judge": ("LLMJudgeResourcesServerConfig", {"judge_equal_label": "[[A=B]]", "judge_not_equal_label": "[[A!=B]]"})}
+PARSING_ISSUES = ["no_verdict", "conflicting_verdicts", "repeated_verdict", "truncated_judge_output", "unparseable_judge_output"]
+JUDGE_REPLIES = ["[[A=B]] they are equivalent", "[[A!=B]]", "[[A=B]] no, [[A!=B]]", "[[A=B]] [[A=B]]", "unsure", "", None]
+
+
+def judge_response(rng: random.Random) -> dict:
+    """A saved judge response: a message whose last text part holds the verdict, or shapes with no text to read."""
+    shape = rng.random()
+    if shape < 0.1:
+        output: list = []
+    elif shape < 0.2:
+        output = [{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}]
+    elif shape < 0.25:
+        output = [{"type": "message", "role": "assistant", "content": [{"type": "refusal", "refusal": "no"}]}]
+    else:
+        output = [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": rng.choice(JUDGE_REPLIES)}]}]
+    return {"output": output, "status": rng.choice(["completed", "completed", "incomplete"])}
+
+
+def judge_evaluation(rng: random.Random) -> dict | None:
+    """equivalence_llm_judge's evaluations as verify records them now and as older rollouts hold them."""
+    kind = rng.random()
+    if kind < 0.05:
+        return rng.choice([None, {}])
+    evaluation: dict = {"responses_create_params": {"input": []}, "verdict_label": rng.choice([None, "[[A=B]]", "[[A!=B]]"])}
+    if kind < 0.15:
+        evaluation["verdict_label"] = "JUDGE_ERROR"
+    if rng.random() < 0.5:
+        evaluation["judgement_parsing_issues"] = rng.sample(PARSING_ISSUES, rng.randint(0, 2))
+    if rng.random() < 0.7:
+        evaluation["response"] = judge_response(rng) if rng.random() < 0.9 else None
+    return evaluation
 
 
 def verify_responses(rng: random.Random) -> list[dict]:
@@ -63,7 +97,7 @@ def verify_responses(rng: random.Random) -> list[dict]:
             row["extracted_answer"] = rng.choice([None, "A", "B", "C", "42"])
             if rng.random() < 0.7:
                 row["library_reward"] = rng.choice([0.0, 1.0])
-            row["judge_evaluations"] = rng.choice([None, [], [{"verdict": "equal"}]])
+            row["judge_evaluations"] = rng.choice([None, [], [{"verdict": "equal"}], [judge_evaluation(rng) for _ in range(rng.randint(1, 3))]])
             row["extracted_model_code"] = rng.choice([None, "print(1)", "print(2)"])
             row["difficulty"] = rng.choice([None, "easy", "hard"])
             row["schema_type"] = rng.choice(["json", "yaml"])
@@ -115,7 +149,13 @@ def upstream_hooks(env: str) -> dict:
     if class_name is None:
         return {}
     sys.path.insert(0, str(SITE_PACKAGES / "resources_servers" / env))  # code_gen imports its helpers by bare name
-    server = getattr(importlib.import_module(f"resources_servers.{env}.app"), class_name)
+    module = importlib.import_module(f"resources_servers.{env}.app")
+    server = getattr(module, class_name)
+    if env in HOOK_CONFIGS:
+        config_class, values = HOOK_CONFIGS[env]
+        # An instance with just its config, without starting anything: the hooks call super() and read self.config.
+        instance = server.model_construct(config=getattr(module, config_class).model_construct(**values))
+        return {"compute_metrics_fn": instance.compute_metrics, "get_key_metrics_fn": instance.get_key_metrics}
     hooks = {"compute_metrics_fn": functools.partial(server.compute_metrics, server)}
     if "get_key_metrics" in vars(server):
         hooks["get_key_metrics_fn"] = functools.partial(server.get_key_metrics, server)

@@ -306,6 +306,35 @@ describe('equivalence_llm_judge with the shipped config (NeMo Gym 0.7.0)', () =>
     }
   });
 
+  it('answers /aggregate_metrics with judgement_parsing_issue_rate, re-reading saved replies with its own labels', async () => {
+    const saved = (text: string) => ({ reward: 1, judge_evaluations: [{ verdict_label: null, response: { status: 'completed', output: [assistantMessage(text)] } }] });
+    const recorded = { reward: 0, judge_evaluations: [{ verdict_label: null, judgement_parsing_issues: ['conflicting_verdicts'] }] };
+    const rows = [saved('Grade: CORRECT'), saved('[[A=B]] and again [[A=B]]'), recorded].map((row, index) => ({ ...row, _ng_task_index: index, _ng_rollout_index: 0 }));
+    const metricsOf = async (target: InProcessGym) => (await http.request(target.url('equivalence_llm_judge', '/aggregate_metrics'), { body: { verify_responses: rows } })).json<Record<string, any>>();
+    const parsing = (metrics: Record<string, unknown>) => Object.fromEntries(Object.entries(metrics).filter(([name]) => name.startsWith('judgement_parsing_issue_rate')));
+    const labelled = await start([key('judge_equal_label', 'CORRECT'), key('judge_not_equal_label', 'INCORRECT')]);
+    try {
+      const theirs = await metricsOf(labelled);
+      // CORRECT / INCORRECT: the first reply has a verdict, the second none.
+      expect(parsing(theirs.agent_metrics)).toEqual({
+        judgement_parsing_issue_rate: 2 / 3,
+        'judgement_parsing_issue_rate/conflicting_verdicts': 1 / 3,
+        'judgement_parsing_issue_rate/no_verdict': 1 / 3,
+      });
+      expect(theirs.key_metrics).toEqual({ 'mean/reward': 2 / 3, judgement_parsing_issue_rate: 2 / 3 });
+    } finally {
+      await labelled.close();
+    }
+    const ours = await metricsOf(shipped);
+    expect(parsing(ours.agent_metrics)).toEqual({
+      judgement_parsing_issue_rate: 1,
+      'judgement_parsing_issue_rate/conflicting_verdicts': 1 / 3,
+      'judgement_parsing_issue_rate/no_verdict': 1 / 3,
+      'judgement_parsing_issue_rate/repeated_verdict': 1 / 3,
+    });
+    expect(ours.key_metrics).toEqual({ 'mean/reward': 2 / 3, judgement_parsing_issue_rate: 1 });
+  });
+
   it('judges all text parts of the last assistant message joined, and a multimodal question', async () => {
     verdicts = ['[[A=B]]'];
     const message = assistantMessage('It is') as any;

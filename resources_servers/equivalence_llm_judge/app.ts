@@ -24,10 +24,14 @@ import {
   pythonStrip,
   pythonTruthy,
   type Response,
+  type ResourcesServerDefinition,
   type ResponseCreateParams,
+  type ServerSetupContext,
+  type VerdictLabels,
 } from 'ngym';
 import * as z from 'zod';
 import { loadJudgePrompt } from './judge-prompt.ts';
+import { JUDGEMENT_PARSING_ISSUE_RATE, judgementParsingMetrics } from './parsing-metrics.ts';
 import { parseEquivalenceVerdict } from './verdict.ts';
 
 const TEMPLATE_FIELDS = ['question', 'expected_answer', 'generated_answer'];
@@ -104,7 +108,10 @@ function checkConfigRegex(key: string, pattern: string | null, logger: Logger): 
   }
 }
 
-export default defineResourcesServer({
+const DEFAULT_LABELS: VerdictLabels = { equal: '[[A=B]]', notEqual: '[[A!=B]]' };
+
+/** The server; `labels` are the instance's verdict labels, which its run metrics need (see below). */
+const equivalenceServer = (labels: VerdictLabels) => defineResourcesServer({
   className: 'LLMJudgeResourcesServer',
   config: {
     ...judgeConfigShape,
@@ -112,8 +119,8 @@ export default defineResourcesServer({
     /** Python `str.format` template with {question}, {expected_answer}, {generated_answer}; or a file of one (0.7.0's key). */
     judge_prompt_template: z.string().nullable().default(null),
     judge_prompt_template_fpath: z.string().min(1).nullable().default(null),
-    judge_equal_label: z.string().default('[[A=B]]'),
-    judge_not_equal_label: z.string().default('[[A!=B]]'),
+    judge_equal_label: z.string().default(DEFAULT_LABELS.equal),
+    judge_not_equal_label: z.string().default(DEFAULT_LABELS.notEqual),
     question_extract_regex: z.string().nullable().default(null),
     response_extract_regex: z.string().nullable().default(null),
     /** What the judge sees as the answer when the assistant message has no text. */
@@ -135,6 +142,12 @@ export default defineResourcesServer({
       template: loadJudgePrompt(config, TEMPLATE_FIELDS),
     };
   },
+  // 0.7.0's run metrics: the share of judged rollouts whose judge reply was hard to read, overall (a headline) and per kind.
+  computeMetrics: (tasks) => judgementParsingMetrics(tasks, labels),
+  getKeyMetrics: (metrics) => ({
+    ...Object.fromEntries(Object.entries(metrics).filter(([name]) => name.startsWith('mean/'))),
+    ...(JUDGEMENT_PARSING_ISSUE_RATE in metrics ? { [JUDGEMENT_PARSING_ISSUE_RATE]: metrics[JUDGEMENT_PARSING_ISSUE_RATE] } : {}),
+  }),
   verifyRequest: z.looseObject({
     expected_answer: z.string().nullish(),
     metadata: z.record(z.string(), z.unknown()).nullish(),
@@ -186,3 +199,16 @@ export default defineResourcesServer({
     return result((await judge(generated, expected)) ? 1.0 : config.reward_if_swap_fails);
   },
 });
+
+const definition = equivalenceServer(DEFAULT_LABELS);
+/**
+ * The metric hooks are given no config, yet re-reading a saved judge reply needs this instance's labels: each
+ * started instance gets a definition built with its own.
+ */
+export default {
+  ...definition,
+  create: (context: ServerSetupContext) => {
+    const config = context.config as { judge_equal_label: string; judge_not_equal_label: string };
+    return equivalenceServer({ equal: config.judge_equal_label, notEqual: config.judge_not_equal_label }).create(context);
+  },
+} satisfies ResourcesServerDefinition;

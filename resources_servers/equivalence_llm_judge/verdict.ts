@@ -48,8 +48,11 @@ export function matchLabels(text: string, labels: VerdictLabels): string[] {
 }
 
 export function parseEquivalenceVerdict(response: Response, labels: VerdictLabels): EquivalenceVerdict {
-  const truncated = response.status === 'incomplete';
-  const text = judgeReplyText(response);
+  return parseReplyText(judgeReplyText(response), labels, response.status === 'incomplete');
+}
+
+/** The verdict in a judge reply's text (null: the reply had no text to read); `truncated`: the reply was cut off. */
+export function parseReplyText(text: string | null, labels: VerdictLabels, truncated: boolean): EquivalenceVerdict {
   if (text === null) return { equal: false, label: null, issues: truncated ? ['truncated_judge_output', 'unparseable_judge_output'] : ['unparseable_judge_output'] };
   const found = matchLabels(text, labels);
   const equalCount = found.filter((label) => label === labels.equal).length;
