@@ -17,6 +17,11 @@ export interface ParityEnvironment {
   upstreamOverrides?: Record<string, unknown>;
   /** Other server instances the run needs (a model server the config must name), by instance name. */
   servers?: Record<string, unknown>;
+  /**
+   * Why upstream's server cannot run on this machine (a package CI cannot install), or undefined when it can: the
+   * harness then skips the environment with this reason rather than failing.
+   */
+  unavailable?(python: PythonSetup): string | undefined;
   /** The verify fields compared besides `reward` (timings are never listed). */
   fields: readonly string[];
   /**

@@ -2,15 +2,16 @@
  * `npm run parity -- <env|all> [--cases N] [--seed S] [--out DIR]`: differential testing of ngym's resources
  * servers against upstream NeMo Gym 0.7.0's Python ones (docs/parity.md). Prints `agree/total` per environment and
  * writes each disagreement (input and both answers) to `<out>/<env>.jsonl` (default results/parity/, git-ignored).
- * A last line `PARITY_JSON {...}` carries the figures for scripts (the CI smoke reads it).
+ * A last line `PARITY_JSON {...}` carries the figures for scripts (the CI smoke reads it), and the environments
+ * skipped because upstream's server cannot run here (instruction_following without its local-only setup).
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
-import { instanceOf } from './environment.ts';
+import { instanceOf, type ParityEnvironment } from './environment.ts';
 import { ENVIRONMENTS } from './environments/index.ts';
-import { pythonSetup, startParityGym } from './gym.ts';
+import { type PythonSetup, pythonSetup, startParityGym } from './gym.ts';
 import { type EnvironmentResult, runEnvironment } from './harness.ts';
 import { SeededRandom as Random } from 'ngym';
 
@@ -46,11 +47,29 @@ async function main(): Promise<number> {
   const out = resolve(values.out ?? join(PACKAGE_ROOT, 'results', 'parity'));
   mkdirSync(out, { recursive: true });
 
+  const python = pythonSetup();
+  const skipped: { environment: string; reason: string }[] = [];
+  const runnable = environments.filter((environment) => {
+    const reason = environment.unavailable?.(python);
+    if (reason !== undefined) {
+      skipped.push({ environment: instanceOf(environment), reason });
+      process.stdout.write(`${instanceOf(environment)}: skipped: ${reason}\n`);
+    }
+    return reason === undefined;
+  });
+  const results: EnvironmentResult[] = [];
+  if (runnable.length > 0) await runAll(runnable, python, { count, seed, out }, results);
+  const summary = results.map((result) => ({ environment: result.environment, total: result.total, agree: result.agree, reward_agree: result.rewardAgree, upstream_positive: result.upstreamPositive, causes: Object.fromEntries(result.causes) }));
+  process.stdout.write(`PARITY_JSON ${JSON.stringify({ seed, cases: count, results: summary, skipped })}\n`);
+  return 0;
+}
+
+async function runAll(environments: ParityEnvironment[], python: PythonSetup, options: { count: number; seed: number; out: string }, results: EnvironmentResult[]): Promise<void> {
+  const { count, seed, out } = options;
   process.stdout.write(`Starting ngym's and upstream 0.7.0's servers for ${environments.map(instanceOf).join(', ')}...\n`);
-  const gym = await startParityGym(environments, pythonSetup());
+  const gym = await startParityGym(environments, python);
   // Ctrl-C stops the servers this run started rather than leaving them behind.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void gym.stop().finally(() => process.exit(130)));
-  const results: EnvironmentResult[] = [];
   try {
     for (const environment of environments) {
       const cases = environment.generate(new Random(seed), count);
@@ -70,9 +89,6 @@ async function main(): Promise<number> {
   } finally {
     await gym.stop();
   }
-  const summary = results.map((result) => ({ environment: result.environment, total: result.total, agree: result.agree, reward_agree: result.rewardAgree, upstream_positive: result.upstreamPositive, causes: Object.fromEntries(result.causes) }));
-  process.stdout.write(`PARITY_JSON ${JSON.stringify({ seed, cases: count, results: summary })}\n`);
-  return 0;
 }
 
 main().then(

@@ -2,6 +2,7 @@
 import type { ParityEnvironment } from '../environment.ts';
 import { calendar } from './calendar.ts';
 import { exampleMultiStep, exampleSingleToolCall } from './examples.ts';
+import { instructionFollowing } from './instruction-following.ts';
 import { googleSearch } from './google-search.ts';
 import { equivalenceLlmJudge, equivalenceLlmJudgeSwap, mathWithJudgeJudged } from './judged.ts';
 import { mathAdvancedCalculations } from './math-advanced-calculations.ts';
@@ -11,4 +12,4 @@ import { mcqa, mcqaAnswerColonMd } from './mcqa.ts';
 import { structuredOutputs } from './structured-outputs.ts';
 import { workplaceAssistant } from './workplace-assistant.ts';
 
-export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mcqaAnswerColonMd, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant, mathWithJudgeJudged, equivalenceLlmJudge, equivalenceLlmJudgeSwap, googleSearch, mathAdvancedCalculations, mathWithCode];
+export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mcqaAnswerColonMd, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant, mathWithJudgeJudged, equivalenceLlmJudge, equivalenceLlmJudgeSwap, googleSearch, mathAdvancedCalculations, mathWithCode, instructionFollowing];

@@ -144,6 +144,12 @@ describe('instruction_following /verify: reward and request handling', () => {
     expect(await followed('length_constraints:number_words', { num_words: 3, relation: 'at least', unused: null }, 'one two three')).toBe(true);
   });
 
+  it('0.7.0: first_word_sent never reads a list first_word (upstream compares instead of assigning); last_word_sent does', async () => {
+    expect(await followed('first_word:first_word_sent', { first_word: 'We' }, 'We sail. We row.')).toBe(true);
+    expect(await followed('first_word:first_word_sent', { first_word: ['We'] }, 'We sail. We row.')).toBe(false);
+    expect(await followed('last_word:last_word_sent', { last_word: ['row'] }, 'We row. They row.')).toBe(true);
+  });
+
   it("checks the last output item's first text only", async () => {
     const ids = ['keywords:existence'];
     const kwargs = [{ keywords: ['sea'] }];

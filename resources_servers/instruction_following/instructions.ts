@@ -491,6 +491,9 @@ export const INSTRUCTIONS: Readonly<Record<string, InstructionSpec>> = {
   'first_word:first_word_sent': {
     params: ['first_word'],
     build: (kwargs) => {
+      // verifiable_instructions (0.7.0) compares instead of assigning for a non-string `first_word`
+      // (`self._first_word == first_word[0].strip()`), so the check then fails on a missing attribute.
+      if (typeof kwargs.truthy('first_word') !== 'string') throw new InstructionArgumentError('first_word: a list is never read (upstream bug), so the instruction is not followed');
       const expected = kwargs.wordOrFirstOfList('first_word').toLowerCase();
       return (text) =>
         splitIntoSentences(text).every((sentence) => pythonStrip(sentence) !== '' && pythonStrip(pythonSplit(sentence)[0] as string).toLowerCase() === expected);
