@@ -150,6 +150,11 @@ describe('instruction_following /verify: reward and request handling', () => {
     expect(await followed('last_word:last_word_sent', { last_word: ['row'] }, 'We row. They row.')).toBe(true);
   });
 
+  it('counts a keyword right after another instruction searched for it (one cached regex)', async () => {
+    const result = await verify(['keywords:existence', 'keywords:word_once'], [{ keywords: ['ship'] }, { keyword: 'ship' }], [message('A ship appears.')]);
+    expect(result.body.follow_instruction_list).toEqual([true, true]);
+  });
+
   it("checks the last output item's first text only", async () => {
     const ids = ['keywords:existence'];
     const kwargs = [{ keywords: ['sea'] }];

@@ -24,6 +24,13 @@ describe('PythonRegex', () => {
     ]);
   });
 
+  it('finds every match after a search on the same regex (matchAll starts at lastIndex)', () => {
+    const regex = PythonRegex.compile('ship', { ignoreCase: true });
+    expect(regex.search('the ship is a ship')?.start).toBe(4);
+    expect(regex.finditer('A ship appears.').map((match) => match.start)).toEqual([2]);
+    expect(regex.findall('ship ship')).toEqual(['ship', 'ship']);
+  });
+
   it('translates named groups and named and numeric backreferences', () => {
     const regex = PythonRegex.compile('(?P<letter>[A-J])-(?P=letter)');
     expect(regex.search('A-B C-C')?.named).toEqual({ letter: 'C' });

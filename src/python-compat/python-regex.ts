@@ -546,6 +546,8 @@ export class PythonRegex {
 
   /** `re.finditer`: every non-overlapping match, left to right. */
   finditer(text: string): PythonMatch[] {
+    // matchAll starts where the regex's lastIndex is: a search before it (the same cached regex) leaves it past its match.
+    this.regex.lastIndex = 0;
     return Array.from(text.matchAll(this.regex), (match) => this.toMatch(match));
   }
 
