@@ -11,47 +11,21 @@
  * environment refuses (422 from `/seed_session` or `/verify`) is a 422 of `/run` with the environment's detail,
  * since the row is the caller's input, instead of a 500.
  */
-import {
-  CookieJar,
-  defineAgent,
-  ModelServerRef,
-  RawJson,
-  raiseForStatus,
-  type RequestContext,
-  ResourcesServerRef,
-  type RunRequest,
-  type ServerConfigOf,
-} from 'ngym';
+import { defineAgent, ModelServerRef, ResourcesServerRef } from 'ngym';
 import * as z from 'zod';
-import { refusedRow, relayAggregateMetrics, respond } from './tool-loop.ts';
+import { runRollout } from './rollout.ts';
+import { relayAggregateMetrics, respond } from './tool-loop.ts';
 
 const config = {
   resources_server: ResourcesServerRef,
   model_server: ModelServerRef,
   max_steps: z.number().int().positive().nullable().optional(),
 };
-type Context = RequestContext<ServerConfigOf<typeof config>, undefined>;
-
-async function run(row: RunRequest, context: Context): Promise<RawJson> {
-  const resourcesServer = context.config.resources_server.name;
-  const cookies = context.cookies.clone();
-  const seeded = raiseForStatus(refusedRow(await context.client.post(resourcesServer, '/seed_session', row, { cookies })));
-  cookies.merge(seeded.cookies);
-
-  const loopContext: Context = { ...context, cookies, responseCookies: new CookieJar() };
-  const response = await respond(row.responses_create_params, loopContext);
-  cookies.merge(loopContext.responseCookies);
-
-  const verified = raiseForStatus(refusedRow(await context.client.post(resourcesServer, '/verify', { ...row, response }, { cookies })));
-  context.responseCookies.merge(cookies);
-  // The environment's answer is the rollout: relayed as it came, not parsed and re-serialized.
-  return new RawJson(verified.text);
-}
 
 export default defineAgent({
   className: 'SimpleAgent',
   config,
   responses: respond,
-  run,
+  run: (row, context) => runRollout(row, context, respond),
   routes: (app, { client, config: agentConfig }) => relayAggregateMetrics(app, client, agentConfig.resources_server.name),
 });

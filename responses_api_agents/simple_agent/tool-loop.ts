@@ -31,6 +31,8 @@ export interface ToolLoopOptions {
   resourcesCookies: CookieJar;
   /** The model server's session (a vllm_model keeps one engine per rollout with it). */
   modelCookies: CookieJar;
+  /** False: one model call, its tool calls left unexecuted, as the answer itself (non_executing_simple_agent). */
+  executeToolCalls?: boolean;
 }
 
 export interface ToolLoopResult {
@@ -59,7 +61,7 @@ async function callTool(call: FunctionCallItem, options: ToolLoopOptions): Promi
 }
 
 /** The config keys an agent running the loop has. */
-interface LoopConfig {
+export interface LoopConfig {
   resources_server: { name: string };
   model_server: { name: string };
   max_steps?: number | null;
@@ -77,10 +79,10 @@ export function loopOptions(context: RequestContext<LoopConfig, unknown>, resour
 }
 
 /** An agent's `/v1/responses`: the loop on the caller's conversation, the sessions' cookies returned to the caller. */
-export async function respond(params: ResponseCreateParams, context: RequestContext<LoopConfig, unknown>): Promise<Response> {
+export async function respond(params: ResponseCreateParams, context: RequestContext<LoopConfig, unknown>, loop: Pick<ToolLoopOptions, 'executeToolCalls'> = {}): Promise<Response> {
   const resourcesCookies = context.cookies.clone();
   const modelCookies = new CookieJar();
-  const { output, last, usage } = await runToolLoop({ ...params, input: normalizeInput(params.input) }, loopOptions(context, resourcesCookies, modelCookies));
+  const { output, last, usage } = await runToolLoop({ ...params, input: normalizeInput(params.input) }, { ...loopOptions(context, resourcesCookies, modelCookies), ...loop });
   context.responseCookies.merge(resourcesCookies).merge(modelCookies);
   return { ...last, output, usage };
 }
@@ -104,6 +106,7 @@ export async function runToolLoop(params: ResponseCreateParams & { input: Respon
     usage = sumUsage(usage, response.usage);
     output.push(...response.output);
 
+    if (options.executeToolCalls === false) break;
     if (response.incomplete_details) break;
     // An empty output would repeat the same request forever.
     if (response.output.length === 0) break;
