@@ -24,6 +24,8 @@ export interface ParityEnvironment {
   unavailable?(python: PythonSetup): string | undefined;
   /** The verify fields compared besides `reward` (timings are never listed). */
   fields: readonly string[];
+  /** The verify answer as compared: drops what a compared field holds that may differ by run (a timing inside it). */
+  normalize?: (body: Record<string, unknown>) => Record<string, unknown>;
   /**
    * Names a disagreement whose cause is known (an upstream crash ngym does not copy, ...): it still counts as a
    * disagreement, grouped under this name instead of the differing fields.

@@ -34,6 +34,12 @@ async function callSide(client: ServerClient, server: string, item: ParityCase):
   return { status: verified.status, body: verified.json() };
 }
 
+/** The answer with what the environment leaves out of a field (timings inside it) removed before comparing. */
+function comparable(environment: ParityEnvironment, side: SideResult): SideResult {
+  if (environment.normalize === undefined || side.status < 200 || side.status >= 300) return side;
+  return { status: side.status, body: environment.normalize(side.body as Record<string, unknown>) };
+}
+
 /** Only what was compared, so the disagreement file shows the difference rather than two echoes of the request. */
 function shown(result: SideResult, fields: readonly string[]): unknown {
   if (result.status < 200 || result.status >= 300) return result;
@@ -61,7 +67,7 @@ export async function runEnvironment(
       let comparison: ReturnType<typeof compare>;
       let attempt = 0;
       do {
-        [ngym, upstream] = await Promise.all([callSide(client, instance, item), callSide(client, upstreamInstance(instance), item)]);
+        [ngym, upstream] = (await Promise.all([callSide(client, instance, item), callSide(client, upstreamInstance(instance), item)])).map((side) => comparable(environment, side)) as [SideResult, SideResult];
         comparison = compare(ngym, upstream, environment.fields);
         // A disagreement is asked again before it counts: on a loaded machine a side's own time limit (upstream's
         // math-verify gives up after 5 s with reward 0) makes one answer no verdict; a real difference repeats.

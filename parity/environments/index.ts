@@ -1,6 +1,7 @@
 /** Every environment the parity harness knows, in the order `all` runs them. */
 import type { ParityEnvironment } from '../environment.ts';
 import { calendar } from './calendar.ts';
+import { codeGen } from './code-gen.ts';
 import { exampleMultiStep, exampleSingleToolCall } from './examples.ts';
 import { instructionFollowing } from './instruction-following.ts';
 import { googleSearch } from './google-search.ts';
@@ -12,4 +13,4 @@ import { mcqa, mcqaAnswerColonMd } from './mcqa.ts';
 import { structuredOutputs } from './structured-outputs.ts';
 import { workplaceAssistant } from './workplace-assistant.ts';
 
-export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mcqaAnswerColonMd, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant, mathWithJudgeJudged, equivalenceLlmJudge, equivalenceLlmJudgeSwap, googleSearch, mathAdvancedCalculations, mathWithCode, instructionFollowing];
+export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mcqaAnswerColonMd, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant, mathWithJudgeJudged, equivalenceLlmJudge, equivalenceLlmJudgeSwap, googleSearch, mathAdvancedCalculations, mathWithCode, codeGen, instructionFollowing];
