@@ -1,13 +1,18 @@
 /**
  * Parameters of NLTK's English Punkt model (`punkt_tab/english`, trained on Wall Street Journal text;
- * NLTK data, Apache-2.0): the abbreviations, collocations and sentence starters exactly as NLTK ships them.
+ * NLTK data, Apache-2.0): the abbreviations, collocations and sentence starters exactly as NLTK ships them, and
+ * the orthographic context (20,366 word types with the cases they were seen in) from
+ * `punkt-english-ortho-context.tab.gz`, NLTK's `ortho_context.tab` gzipped unchanged (its SHA-256,
+ * 4bbcca25ed3d3f06c02402abf8419b9f033b8adc06e7b482eca4e45f81a5dc4c, is the one NLTK publishes).
  *
- * The orthographic context (about 20,000 word types with the cases they were seen in) is not bundled: no
- * offline copy could be obtained for this build. Without it every word counts as "case unknown", which only
- * matters for the word right after an abbreviation, an initial, an ordinal number or an ellipsis: a
- * capitalized word there starts a sentence only when it is a listed sentence starter (NLTK also accepts
- * words it has seen lowercase mid-sentence). See docs/decisions for the effect on sentence counts.
+ * The orthographic context decides the word right after an abbreviation, an initial, an ordinal number or an
+ * ellipsis: NLTK (>= 3.9, which upstream 0.7.0 runs) starts a sentence at "... Ships" because it has seen "ships"
+ * lowercase mid-sentence and never capitalized there. Without the table such a word starts a sentence only when
+ * it is a listed sentence starter, and `number_sentences` miscounted texts with ellipses (docs/parity.md).
  */
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+
 const words = (list: string) => list.trim().split(/\s+/);
 
 export const ABBREVIATIONS: ReadonlySet<string> = new Set(
@@ -50,5 +55,14 @@ export const SENTENCE_STARTERS: ReadonlySet<string> = new Set(
 `),
 );
 
-/** Word type -> orthographic context flags (see the note above: empty). */
-export const ORTHO_CONTEXT: ReadonlyMap<string, number> = new Map();
+/** Word type -> orthographic context flags (NLTK's `ortho_context.tab`: `type<TAB>flags` lines). */
+export const ORTHO_CONTEXT: ReadonlyMap<string, number> = new Map(
+  gunzipSync(readFileSync(new URL('./punkt-english-ortho-context.tab.gz', import.meta.url)))
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const [type, flags] = line.split('\t') as [string, string];
+      return [type, Number(flags)];
+    }),
+);

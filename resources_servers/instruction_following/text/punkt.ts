@@ -16,7 +16,9 @@ import { firstChar } from './python-text.ts';
 
 const S = `[${PYTHON_WHITESPACE}]`;
 const NOT_S = `[^${PYTHON_WHITESPACE}]`;
-const NON_WORD = `(?:[)";}\\]*:@'({\\[?!])`;
+// NLTK >= 3.9 counts curly quotes and guillemets (‘ ’ “ ” « ») as closing punctuation, as the ASCII quotes.
+const QUOTES = '\u2018\u2019\u201c\u201d\xab\xbb';
+const NON_WORD = `(?:[)";}\\]*:@'({\\[${QUOTES}?!])`;
 const MULTI_CHAR = `(?:-{2,}|\\.{2,}|(?:\\.${S}){2,}\\.)`;
 const WORD_START = `[^("\`{\\[:;&#*@)}\\]\\-,]`;
 const WORD_TOKENIZER = new RegExp(
@@ -25,7 +27,7 @@ const WORD_TOKENIZER = new RegExp(
 );
 const PERIOD_CONTEXT = new RegExp(`[.?!](?=(?<after>${NON_WORD}|${S}+(?<next>${NOT_S}+)))`, 'gdu');
 // Python's MULTILINE `$` is "before \n or at the end" only.
-const BOUNDARY_REALIGNMENT = new RegExp(`^["')\\]}]+?(?:${S}+|(?=--)|(?=\\n)|(?![\\s\\S]))`, 'u');
+const BOUNDARY_REALIGNMENT = new RegExp(`^["')\\]}${QUOTES}]+?(?:${S}+|(?=--)|(?=\\n)|(?![\\s\\S]))`, 'u');
 const NUMERIC = /^-?[.,]?\p{Nd}[\p{Nd},.-]*\.?$/u;
 const ELLIPSIS = /^\.\.+$/u;
 const INITIAL = new RegExp(`^[${PYTHON_WORD}](?<!\\p{Nd})\\.$`, 'u');

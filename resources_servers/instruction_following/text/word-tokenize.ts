@@ -1,5 +1,6 @@
 /**
- * `nltk.word_tokenize` (English): Punkt sentences, then NLTK's improved Treebank word tokenizer on each one.
+ * `nltk.word_tokenize` (English): Punkt sentences, then NLTK's improved Treebank word tokenizer on each one, as
+ * NLTK 3.10 (what upstream 0.7.0's venv installs) has it.
  * The tokenizer pads quotes, punctuation, brackets and contractions with spaces through an ordered list of
  * regex substitutions, then splits on whitespace. Python's `\s`, `\w`, `\d`, `\b` and `$` semantics are
  * kept (Unicode classes; `$` also before a final newline).
@@ -20,7 +21,8 @@ const STARTING_QUOTES: Rule[] = [
   rule('^"', '``'),
   rule('(``)', ' $1 '),
   rule(`([ ([{<])("|'{2})`, '$1 `` '),
-  rule(`(')(?!re|ve|ll|m|t|s|d|n)([${PYTHON_WORD}])${WORD_BOUNDARY}`, '$1 $2', 'i'),
+  // NLTK >= 3.9: a quote opening a word (not a contraction such as 're or 't) is split off; `'tis` becomes `'`, `tis`.
+  rule(`(?<![${PYTHON_WORD}])(')(?!(?:re|ve|ll|m|t|s|d|n)${WORD_BOUNDARY})(?=[${PYTHON_WORD}])`, '$1 ', 'i'),
 ];
 
 const PUNCTUATION: Rule[] = [
@@ -29,6 +31,8 @@ const PUNCTUATION: Rule[] = [
   rule(`([:,])${END}`, ' $1 '),
   rule('\\.{2,}', ' $& '),
   rule('[;@#$%&]', ' $& '),
+  // NLTK >= 3.9: figure dash, en and em dashes, horizontal bar.
+  rule('[\u2012-\u2015]', ' $& '),
   rule(`([^.])(\\.)([\\])}>"']*)${S}*${END}`, '$1 $2$3 '),
   rule('[?!]', ' $& '),
   rule("([^'])' ", "$1 ' "),
@@ -42,6 +46,7 @@ const ENDING_QUOTES: Rule[] = [
   rule('([»”’])', ' $1 '),
   rule("''", " '' "),
   rule('"', " '' "),
+  rule(`${S}+`, ' '),
   rule("([^' ])('[sS]|'[mM]|'[dD]|') ", '$1 $2 '),
   rule("([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ", '$1 $2 '),
 ];
