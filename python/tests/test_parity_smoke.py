@@ -28,6 +28,11 @@ AGREE_AT_LEAST = {
     "equivalence_llm_judge": 200,
     "equivalence_llm_judge_swap": 200,
     "math_with_judge_judged": 200,
+    # Measured 2026-11-26. Not here: google_search (0.7.0 answers 500 to every answer without a box, which ngym
+    # scores 0: a known disagreement, docs/parity.md) and code_gen (200 / 200, but upstream's grading starts Ray
+    # and a process per case, and its verdicts depend on time limits: too slow and load-sensitive for this smoke).
+    "math_advanced_calculations": 200,
+    "math_with_code": 200,
 }
 
 
