@@ -1,5 +1,5 @@
 /**
- * instruction_following: the example rollouts, then for every instruction id kwargs swept over their range (each
+ * instruction_following: the example rollouts (ngym's, then upstream 0.7.0's joined to their rows), then for every instruction id kwargs swept over their range (each
  * relation, small and large thresholds, None values, wrong types, unexpected keys, invalid relations) and texts
  * made to satisfy or to violate it (sentences with abbreviations and ellipses, `***` and blank-line paragraphs,
  * bullets, highlights, JSON, titles, P.S., quotes, upper and lower case, commas, eleven languages, copies and
@@ -12,7 +12,7 @@
  * mixed-language texts for the language checks (upstream's langdetect is unseeded there). docs/parity.md.
  */
 import { spawnSync } from 'node:child_process';
-import { type ParityCase, callOutput, dataRows, response, rolloutCase, textOutput, truncate } from '../cases.ts';
+import { type ParityCase, callOutput, dataRows, response, rolloutCase, textOutput, truncate, upstreamRolloutCases } from '../cases.ts';
 import type { ParityEnvironment } from '../environment.ts';
 import type { PythonSetup } from '../gym.ts';
 import type { SeededRandom as Random } from 'ngym';
@@ -38,6 +38,14 @@ const SENTENCES = [
   'Wait... Let me think about it.',
   'The results (see Fig. 2) are clear.',
   'They walked to St. Louis in 1990.',
+  'The sea... Ships sail.',
+  'He said... Nothing.',
+  '“Quoted text.” Next one follows.',
+  'It was—as always—late.',
+  "'Tis the season; don't go.",
+  "She said 'go' and we went.",
+  'Prof. Lee won the No. 1 prize.',
+  'The U.S.A. is big. Corp. profits rose.',
 ];
 const WORDS = ['ocean', 'wave', 'tide', 'moon', 'sand', 'ship', 'harbor', 'storm', 'salt', 'wind', 'shell', 'coral', 'reef', 'gull', 'fish'];
 const LANGUAGE_TEXTS: Record<string, string> = {
@@ -387,7 +395,7 @@ export const instructionFollowing: ParityEnvironment = {
   fields: FIELDS,
   unavailable,
   generate(random, count) {
-    const cases = dataRows('instruction_following', 'example_rollouts.jsonl').map((row) => rolloutCase(row, COMPUTED));
+    const cases = [...dataRows('instruction_following', 'example_rollouts.jsonl').map((row) => rolloutCase(row, COMPUTED)), ...upstreamRolloutCases('instruction_following', COMPUTED)];
     for (let index = cases.length; index < count; index += 1) cases.push(random.chance(0.03) ? requestCase(random, index) : generated(random, index));
     return cases.slice(0, Math.max(count, 5));
   },
