@@ -35,6 +35,13 @@ function answerText(random: Random, letter: string, other: string, option: strin
     ['boxed_tab', `Answer:\t\\boxed{${letter}}\r\n`],
     ['boxed_backslash', `\\\\ \\boxed{${letter}} \\\\`],
     ['boxed_option_text', `\\boxed{${option}}`],
+    // Python's repr escapes what str.isprintable() rejects (no-break and zero-width spaces, controls, U+2028).
+    ['boxed_nbsp', `\\boxed{\u00a0${letter}}`],
+    ['boxed_zero_width', `\\boxed{${letter}\u200b}`],
+    ['boxed_line_separator', `Answer\u2028\\boxed{${letter}}`],
+    ['boxed_control', `\u0007\\boxed{${letter}}\u007f`],
+    ['boxed_emoji', `🔍 \\boxed{${letter}} ✅`],
+    ['boxed_combining', `\\boxed{${letter}\u0301}`],
     ['fbox', `\\fbox{${letter}}`],
     ['answer_colon', `Answer: ${letter}`],
     ['markdown', `**${letter}**`],

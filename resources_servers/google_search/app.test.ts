@@ -226,6 +226,10 @@ describe('google_search verify', () => {
     expect(await answer('\\boxed{\\text{C}}')).toMatchObject({ reward: 0, parsed_option: '\\\\text{C' });
     // A box split over lines does not match: the repr writes the newline as \n, and the box ends at the first }.
     expect(await answer('\\boxed{\nC}')).toMatchObject({ reward: 0, parsed_option: '\\nC' });
+    // The repr escapes what Python does not print (no-break and zero-width spaces), and keeps what it prints.
+    expect(await answer('\\boxed{\u00a0C}')).toMatchObject({ reward: 0, parsed_option: '\\xa0C' });
+    expect(await answer('\\boxed{C\u200b}')).toMatchObject({ reward: 0, parsed_option: 'C\\u200b' });
+    expect(await answer('😀 \\boxed{C} é')).toMatchObject({ reward: 1, parsed_option: 'C' });
   });
 
   it('gives 0 and parsed_option null without a box (upstream fails with 500 here)', async () => {

@@ -26,6 +26,8 @@ describe('Python renderings', () => {
     expect(pythonStringRepr('bad')).toBe("'bad'");
     expect(pythonStringRepr("can't")).toBe('"can\'t"');
     expect(pythonStringRepr('a\'b"c\n')).toBe("'a\\'b\"c\\n'");
+    // Beyond ASCII, what str.isprintable() rejects is escaped (checked with CPython 3.11's repr).
+    expect(pythonStringRepr('\u00a0B\u200b\u2028\u00e9\u0301😀\ue000\ud800')).toBe("'\\xa0B\\u200b\\u2028\u00e9\u0301😀\\ue000\\ud800'");
     expect(pythonExceptionRepr(new RangeError('out of range'))).toBe("RangeError('out of range')");
   });
 });

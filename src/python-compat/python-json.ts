@@ -118,6 +118,10 @@ export function pythonJsonDumpIndented(value: unknown, indent = 4): string {
   return render(value, 0);
 }
 
+// What Python's str.isprintable() rejects beyond ASCII (repr escapes it): controls, format characters,
+// surrogates, private use, unassigned, and every separator but the ASCII space.
+const NOT_PRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
+
 /** Python's `repr(str)`: single quotes unless the text holds a single quote and no double quote. */
 export function pythonStringRepr(text: string): string {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
@@ -129,6 +133,7 @@ export function pythonStringRepr(text: string): string {
     else if (char === '\r') out += '\\r';
     else if (char === '\t') out += '\\t';
     else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else if (code > 0x7f && NOT_PRINTABLE.test(char)) out += code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
     else out += char;
   }
   return out + quote;
