@@ -37,16 +37,21 @@ function trainingFields(item: Record<string, Value>): boolean {
   return numberArray(item.prompt_token_ids, true) && numberArray(item.generation_token_ids, true) && numberArray(item.generation_log_probs, false);
 }
 
-function contentPart(part: Value): boolean {
+/** The `detail` values a message's input_image part may name (OpenAI's type requires one; so does upstream). */
+export const IMAGE_DETAILS: readonly string[] = ['low', 'high', 'auto', 'original'];
+
+/** A content part; `inMessage`: a message's, whose input_image parts must name their detail. */
+function contentPart(part: Value, inMessage: boolean): boolean {
   if (!isObject(part) || !isString(part.type)) return false;
   if ((part.type === 'input_text' || part.type === 'output_text') && !isString(part.text)) return false;
   if (part.type === 'refusal' && !isString(part.refusal)) return false;
+  if (inMessage && part.type === 'input_image' && !(isString(part.detail) && IMAGE_DETAILS.includes(part.detail))) return false;
   return true;
 }
 
-function contentParts(value: Value): boolean {
+function contentParts(value: Value, inMessage: boolean): boolean {
   if (!Array.isArray(value)) return false;
-  for (const part of value) if (!contentPart(part)) return false;
+  for (const part of value) if (!contentPart(part, inMessage)) return false;
   return true;
 }
 
@@ -60,7 +65,7 @@ function isValidItem(item: Value): boolean {
     return (
       isString(item.role) &&
       ROLES.has(item.role) &&
-      (isString(item.content) || contentParts(item.content)) &&
+      (isString(item.content) || contentParts(item.content, true)) &&
       optionalString(item.id) &&
       optionalString(item.status) &&
       trainingFields(item)
@@ -70,7 +75,7 @@ function isValidItem(item: Value): boolean {
     return isString(item.arguments) && isString(item.call_id) && isString(item.name) && optionalString(item.id) && optionalString(item.status) && trainingFields(item);
   }
   if (type === 'function_call_output') {
-    return isString(item.call_id) && (isString(item.output) || contentParts(item.output)) && optionalString(item.id) && optionalString(item.status);
+    return isString(item.call_id) && (isString(item.output) || contentParts(item.output, false)) && optionalString(item.id) && optionalString(item.status);
   }
   if (type === 'reasoning') {
     if (!isString(item.id) || !Array.isArray(item.summary) || !optionalString(item.encrypted_content) || !trainingFields(item)) return false;

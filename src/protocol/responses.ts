@@ -7,7 +7,7 @@
  * `ResponseCreateParams` is the one strict object: an unknown top-level key there is a 422, as upstream.
  */
 import * as z from 'zod';
-import { isValidResponse, isValidResponseCreateParams } from './fast-checks.ts';
+import { IMAGE_DETAILS, isValidResponse, isValidResponseCreateParams } from './fast-checks.ts';
 import { registerFastCheck } from './validation.ts';
 
 const nullish = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
@@ -39,15 +39,30 @@ export const TrainingFields = {
   generation_log_probs: numberArray(false).optional(),
 };
 
-export const ContentPart = z.looseObject({ type: z.string() }).superRefine((part, context) => {
-  if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text !== 'string') {
-    context.addIssue({ code: 'custom', path: ['text'], message: `Field required for a ${part.type} part` });
-  }
-  if (part.type === 'refusal' && typeof part.refusal !== 'string') {
-    context.addIssue({ code: 'custom', path: ['refusal'], message: 'Field required for a refusal part' });
-  }
-});
+/**
+ * An `input_image` part of a message must name its `detail`: OpenAI's message content type requires it, and
+ * upstream's request model refuses a part without it (422). A tool output's image part may leave it out.
+ */
+function contentPart(imageDetailRequired: boolean) {
+  return z.looseObject({ type: z.string() }).superRefine((part, context) => {
+    if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text !== 'string') {
+      context.addIssue({ code: 'custom', path: ['text'], message: `Field required for a ${part.type} part` });
+    }
+    if (part.type === 'refusal' && typeof part.refusal !== 'string') {
+      context.addIssue({ code: 'custom', path: ['refusal'], message: 'Field required for a refusal part' });
+    }
+    if (imageDetailRequired && part.type === 'input_image' && !IMAGE_DETAILS.includes(part.detail as string)) {
+      const expected = IMAGE_DETAILS.map((detail) => `'${detail}'`).join(', ');
+      const message = part.detail === undefined ? `Field required for an input_image part of a message (one of ${expected})` : `Input should be one of ${expected}`;
+      context.addIssue({ code: 'custom', path: ['detail'], message, input: part.detail });
+    }
+  });
+}
+
+/** A part of a message's content. */
+export const ContentPart = contentPart(true);
 export type ContentPart = z.infer<typeof ContentPart>;
+const ToolOutputPart = contentPart(false);
 
 export const MessageRole = z.enum(['user', 'assistant', 'system', 'developer']);
 export type MessageRole = z.infer<typeof MessageRole>;
@@ -76,7 +91,7 @@ export type FunctionCallItem = z.infer<typeof FunctionCallItem>;
 export const FunctionCallOutputItem = z.looseObject({
   type: z.literal('function_call_output'),
   call_id: z.string(),
-  output: z.union([z.string(), z.array(ContentPart)]),
+  output: z.union([z.string(), z.array(ToolOutputPart)]),
   id: nullish(z.string()),
   status: nullish(z.string()),
 });
