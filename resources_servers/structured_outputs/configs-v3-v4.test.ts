@@ -25,6 +25,7 @@ const RIGHT: Record<string, ResponseItem[]> = {
     functionCall('summary_tool_4', { result: [{ train: 'Coastal Express', departs: '07:10', platform: 2 }, { train: 'Valley Local', departs: '07:45', platform: 5 }, { train: 'Airport Shuttle', departs: '08:05', platform: null }] }, 'c1'),
   ],
   'NGYM-V4-004': [functionCall('response_tool_7', { extraction: { club: 'Northgate Chess Circle', members: 58, meets: { day: 'Thursday', place: 'library' } } }, 'c1')],
+  'NGYM-V4-005': [functionCall('response_tool_3', { extraction: { name: 'Cape Wren Light', height_m: 31, lit: 1872, automated: true } }, 'c1')],
 };
 const WRONG: Record<string, [ResponseItem[], string]> = {
   'NGYM-V3-001': [[assistantMessage('```json\n{"name": "Harbor Lantern Bakery"}\n```')], 'parse_error'],
@@ -32,6 +33,7 @@ const WRONG: Record<string, [ResponseItem[], string]> = {
   'NGYM-V4-001': [[functionCall('response_tool_1', { extraction: { title: 'Harbor Lantern Bakery' } }, 'c1')], 'wrong_tool_name'],
   'NGYM-V4-002': [[assistantMessage('{"river": "Selva Brook"}')], 'missing_tool_call'],
   'NGYM-V4-004': [[functionCall('response_tool_7', { club: 'Northgate Chess Circle', members: 58 }, 'c1')], 'missing_tool_payload_key'],
+  'NGYM-V4-005': [[functionCall('response_tool_3', '{"extraction": {"name": "Cape Wren', 'c1')], 'tool_arguments_parse_error'],
 };
 
 describe.each([
@@ -68,7 +70,7 @@ describe.each([
     expect(config.server(environmentServer)?.config.agent_server).toEqual({ type: 'responses_api_agents', name: agent });
     const datasets = config.server(agent)?.config.datasets as { type: string; jsonl_fpath: string }[];
     expect(datasets.find((dataset) => dataset.type === 'example')?.jsonl_fpath).toBe(`resources_servers/structured_outputs/data/structured_outputs_${version}_example.jsonl`);
-    expect(rows.length).toBeGreaterThanOrEqual(4);
+    expect(rows).toHaveLength(5);
     expect(new Set(rows.map((row) => row.agent_ref.name))).toEqual(new Set([agent]));
   });
 
