@@ -1,5 +1,5 @@
 /**
- * math_advanced_calculations: ngym's example rollouts (upstream's are of tasks its example rows do not hold), then generated
+ * math_advanced_calculations: upstream 0.7.0's example rollouts (with ground truths rebuilt, below) and ngym's, then generated
  * trajectories against ground truths of 1 to 4 values (integers, floats, negatives, zero and -0.0, huge and tiny):
  * every value among the tool outputs, one missing, one rounded, off by the float's last bit, values in text only,
  * duplicated or extra calls; tool outputs as the tools write them and in shapes a broken call leaves (a `detail`
@@ -7,6 +7,9 @@
  * NaN/Infinity literals, an integer beyond 2^53, no outputs at all). Ground truths are written as Python and as
  * JavaScript print them, and 2% are not a JSON list (both refuse).
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../../src/util/package-root.ts';
 import { type ParityCase, callOutput, dataRows, response, rolloutCase, textOutput } from '../cases.ts';
 import type { ParityEnvironment } from '../environment.ts';
 import type { ResponseItem } from '../../src/protocol/index.ts';
@@ -129,14 +132,34 @@ function generated(random: Random, index: number): ParityCase {
   };
 }
 
+/**
+ * Upstream's five recorded rollouts are of tasks its example.jsonl does not hold, so their rows are rebuilt: the
+ * ground truth of each prompt's expression evaluated with 0.7.0's own tool functions, as its dataset_preprocess.py
+ * makes them (sin(4.0) is cos(4.0); 8.0 ** 8.0 is power(8, 8) = 8 ** 10; 6.0 + 10.0 is add = 17.2; cos(6.0 - 2.0)
+ * is sin(subtract(6, 2)) = sin(1.0); sin(log(2.0, 2.0)) is cos(log(2, 3.5))); the wheel's file gives the responses.
+ */
+const UPSTREAM_GROUND_TRUTHS = ['[-0.6536436208636119]', '[1073741824.0]', '[17.2]', '[0.8414709848078965]', '[0.8507977712171255]'];
+
+const withoutNulls = (object: unknown): Record<string, unknown> => Object.fromEntries(Object.entries(object as Record<string, unknown>).filter(([, value]) => value !== null));
+
+function upstreamRollouts(): ParityCase[] {
+  const path = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'lib', 'python3.11', 'site-packages', 'resources_servers', 'math_advanced_calculations', 'data', 'example_rollouts.jsonl');
+  if (!existsSync(path)) return [];
+  const rollouts = readFileSync(path, 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return rollouts.map((rollout, index) => ({
+    // The recording dumps every request field, nulls included (`tool_choice: null`), which 0.7.0's own request
+    // model refuses: the request is sent as a row holds it, without the nulls.
+    ...rolloutCase({ ...rollout, responses_create_params: withoutNulls(rollout.responses_create_params), ground_truth: UPSTREAM_GROUND_TRUTHS[index], id: index, depth: 1, breadth: 1 }, []),
+    detail: 'upstream (ground truth from its tools)',
+  }));
+}
+
 export const mathAdvancedCalculations: ParityEnvironment = {
   name: 'math_advanced_calculations',
   configs: { ngym: 'math_advanced_calculations.yaml', upstream: 'math_advanced_calculations.yaml' },
   fields: [],
   generate(random, count) {
-    // Upstream's five recorded rollouts are of tasks its example.jsonl does not hold (no ground truth to verify
-    // them against): only ngym's rollouts are replayed.
-    const cases = [...dataRows('math_advanced_calculations', 'example_rollouts.jsonl').map((row) => rolloutCase(row, []))];
+    const cases = [...upstreamRollouts(), ...dataRows('math_advanced_calculations', 'example_rollouts.jsonl').map((row) => rolloutCase(row, []))];
     for (let index = cases.length; index < count; index += 1) cases.push(generated(random, index));
     return cases.slice(0, Math.max(count, 5));
   },
