@@ -62,6 +62,8 @@ const LANGUAGE_TEXTS: Record<string, string> = {
   ar: 'ستقوم اللجنة بمراجعة مقترح الميزانية يوم الثلاثاء المقبل وستنشر نتائجها بعد ذلك بوقت قصير.',
 };
 const LANGUAGES = Object.keys(LANGUAGE_TEXTS);
+// Data-supplied patterns: metacharacters, alternations, classes, and ones Python cannot compile (both: not followed).
+const PATTERNS = ['c++', 'a.b', '(sea)', 'sea|ship', '\\d+', '[', 'wave\\w*', '(?i)TIDE', 'sea$', '^The'];
 const PROMPTS = ['Write a short note about the sea.', 'Describe how tides work in two sentences.', 'List three things sailors fear!', 'What is the capital of France?'];
 
 type Built = { kwargs: Record<string, unknown> | null; text: string; variant: string };
@@ -79,17 +81,18 @@ function paragraphs(random: Random, count: number, separator: string): string {
 
 const BUILDERS: Record<string, Builder> = {
   'keywords:existence': (random) => {
+    if (random.chance(0.25)) return { kwargs: { keywords: [random.pick(PATTERNS)] }, text: random.pick(['c++ and a.b (sea) 42 waves', 'The sea. TIDE', sentences(random, 2)]), variant: 'pattern' };
     const keywords = random.shuffled(WORDS).slice(0, random.int(1, 3));
     const used = random.chance(0.5) ? keywords : keywords.slice(1);
     return { kwargs: { keywords }, text: `${sentences(random, 2)} ${used.map((word) => random.pick([word, word.toUpperCase(), `${word}s`])).join(' and ')}.`, variant: used.length === keywords.length ? 'all' : 'some' };
   },
   'keywords:frequency': (random) => {
-    const keyword = random.pick(WORDS);
+    const keyword = random.chance(0.2) ? random.pick(PATTERNS) : random.pick(WORDS);
     const times = random.int(0, 5);
     return { kwargs: { keyword, frequency: near(random, times), relation: relation(random) }, text: `${Array.from({ length: times }, () => `The ${keyword} is here.`).join(' ')} ${sentences(random, 1)}`, variant: `${times}` };
   },
   'keywords:forbidden_words': (random) => {
-    const forbidden = random.shuffled(WORDS).slice(0, 2);
+    const forbidden = random.chance(0.2) ? [random.pick(PATTERNS), random.pick(WORDS)] : random.shuffled(WORDS).slice(0, 2);
     const text = random.chance(0.5) ? `${sentences(random, 2)} The ${random.pick([forbidden[0], capitalized(forbidden[0] as string), `${forbidden[0]}y`])} was near.` : sentences(random, 2);
     return { kwargs: { forbidden_words: forbidden }, text, variant: 'forbidden' };
   },
@@ -134,7 +137,7 @@ const BUILDERS: Record<string, Builder> = {
     return { kwargs: { num_placeholders: near(random, count) }, text: `Dear ${Array.from({ length: count }, (_, index) => random.pick([`[name${index}]`, `[address ${index}]`, '[]'])).join(', ')} ${random.pick(['', '[broken\n]'])}`, variant: `${count}` };
   },
   'detectable_content:postscript': (random) => {
-    const marker = random.pick(['P.S.', 'P.P.S', 'Note:', 'PS']);
+    const marker = random.pick(['P.S.', 'P.P.S', 'Note:', 'PS', 'P.S', 'p.s.', 'P.P.S.', '(', '*']);
     const ending = random.pick(['\nP.S. Bring a towel.', '\np.s. see you', '\nP.P.S. one more', '\nPS later', '\nNote: tides vary.', '', ' P. S. here']);
     return { kwargs: { postscript_marker: random.pick([marker, ` ${marker} `]) }, text: `${sentences(random, 2)}${ending}`, variant: marker };
   },
@@ -150,14 +153,14 @@ const BUILDERS: Record<string, Builder> = {
     return { kwargs: { num_highlights: near(random, count) }, text: `${sentences(random, 1)} ${Array.from({ length: count }, () => random.pick(forms)).join(' ')}`, variant: `${count}` };
   },
   'detectable_format:multiple_sections': (random) => {
-    const splitter = random.pick(['Section', 'SECTION', 'Part', 'Chapter']);
+    const splitter = random.pick(['Section', 'SECTION', 'Part', 'Chapter', 'Section.', 'PART|SECTION', '*', '(Part)']);
     const count = random.int(0, 4);
     const used = random.chance(0.8) ? splitter : 'Section';
     return { kwargs: { section_spliter: random.pick([splitter, ` ${splitter}`]), num_sections: near(random, count) }, text: Array.from({ length: count }, (_, index) => `${used} ${index + 1}\n${sentences(random, 1)}`).join('\n'), variant: splitter };
   },
   'detectable_format:json_format': (random) => ({
     kwargs: null,
-    text: random.pick(['{"a": 1}', '```json\n{"a": [1, 2]}\n```', '```JSON\n{"a": NaN}\n```', '```\n[1, 2]\n```', '{"a": 1,}', "{'a': 1}", 'Here: {"a": 1}', '  "text"  ', '```json\n{"a": 1}']),
+    text: random.pick(['{"a": Infinity}', '{"a": 1e400}', '{"a": "\\ud800"}', '{"a": 1, "a": 2}', '[1, 2,]', '```json\n{"a": 1}\n```\nThanks', '{"a": "tab\there"}', '  \n```json\n[]\n```  ', 'null', '1 2', '{"a": 1}', '```json\n{"a": [1, 2]}\n```', '```JSON\n{"a": NaN}\n```', '```\n[1, 2]\n```', '{"a": 1,}', "{'a': 1}", 'Here: {"a": 1}', '  "text"  ', '```json\n{"a": 1}']),
     variant: 'json',
   }),
   'detectable_format:title': (random) => ({ kwargs: null, text: `${random.pick(['<<Sea Notes>>', '<< >>', '<<a\nb>>', '<<<Deep>>>', '<Sea>', ''])}\n${sentences(random, 2)}`, variant: 'title' }),
@@ -177,12 +180,12 @@ const BUILDERS: Record<string, Builder> = {
   'startend:quotation': (random) => ({ kwargs: null, text: random.pick([`"${sentences(random, 2)}"`, ` "${sentences(random, 1)}" `, `"${sentences(random, 1)}`, '"', '""', sentences(random, 1)]), variant: 'quote' }),
   'change_case:capital_word_frequency': (random) => {
     const count = random.int(0, 5);
-    const text = `${sentences(random, 1)} ${Array.from({ length: count }, () => random.pick(WORDS).toUpperCase()).join(' ')} ok`;
+    const text = `${sentences(random, 1)} ${Array.from({ length: count }, () => random.pick([...WORDS.map((word) => word.toUpperCase()), 'COVID-19', 'U.S.A.', 'I', 'A', "DON'T", 'ÉTÉ'])).join(' ')} ok`;
     return { kwargs: { capital_frequency: near(random, count), capital_relation: relation(random) }, text, variant: `${count}` };
   },
   'change_case:english_capital': (random) => {
     const text = random.pick([LANGUAGE_TEXTS.en as string, sentences(random, 3)]);
-    return { kwargs: null, text: random.pick([text.toUpperCase(), text, (LANGUAGE_TEXTS.fr as string).toUpperCase()]), variant: 'upper' };
+    return { kwargs: null, text: random.pick([text.toUpperCase(), text, (LANGUAGE_TEXTS.fr as string).toUpperCase(), `${text.toUpperCase()} 123 ÉTÉ İ`, `${text.toUpperCase()} x`]), variant: 'upper' };
   },
   'change_case:english_lowercase': (random) => {
     const text = random.pick([LANGUAGE_TEXTS.en as string, sentences(random, 3)]);
