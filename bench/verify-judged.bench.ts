@@ -81,13 +81,11 @@ const judgeConfig = { judge_model_server: { type: 'responses_api_models', name: 
 
 async function startEnvironments(judgeReply: () => string): Promise<InProcessGym> {
   const judge = scriptedModel(() => [assistantMessage(judgeReply())]);
-  const template = readFileSync(new URL('../resources_servers/equivalence_llm_judge/configs/equivalence_llm_judge.yaml', import.meta.url), 'utf8');
-  const prompt = /judge_prompt_template: \|-\n([\s\S]*?)\n {6}judge_system_message/.exec(template)?.[1]?.replace(/^ {8}/gm, '') ?? '{question} {expected_answer} {generated_answer}';
   const config: ConfigDict = {
     mcqa: { resources_servers: { mcqa: { entrypoint: 'app.ts', domain: 'knowledge' } } },
     math_library: { resources_servers: { math_with_judge: { entrypoint: 'app.ts', domain: 'math', ...judgeConfig, should_use_judge: false, math_timeout_seconds: MATH_TIMEOUT_SECONDS } } },
     math_judged: { resources_servers: { math_with_judge: { entrypoint: 'app.ts', domain: 'math', ...judgeConfig, should_use_judge: true, math_timeout_seconds: MATH_TIMEOUT_SECONDS } } },
-    equivalence_llm_judge: { resources_servers: { equivalence_llm_judge: { entrypoint: 'app.ts', domain: 'knowledge', ...judgeConfig, judge_prompt_template: prompt, check_twice_swap: true } } },
+    equivalence_llm_judge: { resources_servers: { equivalence_llm_judge: { entrypoint: 'app.ts', domain: 'knowledge', ...judgeConfig, check_twice_swap: true } } },
     judge_model: { responses_api_models: { scripted: { entrypoint: 'app.ts' } } },
   };
   return startInProcessGym({ config, definitions: { judge_model: judge.definition } });

@@ -11,7 +11,7 @@
  * Upstream runs under its own `ng_run` and `ng_collect_rollouts` on the wheel's configs; ngym under `ngym run` and
  * its collector (collectRollouts, what `ngym collect` runs). Where upstream fails, the count and the error are printed.
  * Environment: BENCH_ROLLOUTS (default 20000), BENCH_ROUNDS (default 3), BENCH_BURST (default 16384),
- * BENCH_SECONDS (default 10, per verify measurement), BENCH_TIMEOUT (default 1800 s, per collection),
+ * BENCH_SECONDS (default 10, per verify measurement), BENCH_TIMEOUT (default 3600 s, per collection),
  * BENCH_PARTS (default `collection,burst,verify,payloads`), BENCH_ENVS, BENCH_CONCURRENCY (default `256,4096`).
  */
 import { loadavg } from 'node:os';
@@ -32,7 +32,7 @@ import { type CollectorRun, collectUpstream, type StartedSystem, startUpstream }
 // Ray's daemons and workers, by command line (ray::IDLE, raylet, gcs_server, dashboard, ...).
 const RAY = /ray::|\/site-packages\/ray\//;
 const COLLECTOR = join(PACKAGE_ROOT, 'bench', 'lib', 'collector-process.ts');
-const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT ?? 1800) * 1000;
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT ?? 3600) * 1000;
 
 interface Environment {
   name: string;

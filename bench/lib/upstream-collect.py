@@ -10,6 +10,8 @@ as the ngym side's collector process leaves out its own.
 
 import atexit
 import json
+import os
+import signal
 import sys
 import time
 
@@ -59,8 +61,16 @@ def write_report() -> None:
         )
 
 
+def write_report_and_exit(signum, _frame) -> None:
+    # Stopped by the bench's timeout (upstream's collector can still be aggregating after its last rollout): the
+    # completions so far are figures, not a loss.
+    write_report()
+    os._exit(128 + signum)
+
+
 rollout_collection.DispatchLatencyTracker.record = record
 server_utils.ServerClient.post = post
 atexit.register(write_report)
+signal.signal(signal.SIGTERM, write_report_and_exit)
 sys.argv[0] = "ng_collect_rollouts"
 main()
