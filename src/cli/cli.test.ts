@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { runCli, startGymProcess } from '../testing/cli-process.ts';
 import { COMMANDS } from './commands/index.ts';
+import { spinupTimeoutMs } from '../server/launcher.ts';
 
 const packageJson = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
 
@@ -104,6 +105,27 @@ describe('ngym run', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("Server 'fixture' exited before it was ready (exit code 3)");
     expect(result.stderr).toContain('cannot open the database');
+  });
+
+  it('reads server_spinup_timeout_seconds as upstream 0.7.0 does', () => {
+    expect(spinupTimeoutMs(undefined)).toBe(600_000);
+    expect(spinupTimeoutMs(null)).toBe(600_000);
+    expect(spinupTimeoutMs(30)).toBe(30_000);
+    expect(spinupTimeoutMs('45')).toBe(45_000);
+    expect(spinupTimeoutMs(0)).toBe(Number.POSITIVE_INFINITY);
+    expect(spinupTimeoutMs(-1)).toBe(Number.POSITIVE_INFINITY);
+    for (const bad of ['', 'soon', true, [1]]) expect(() => spinupTimeoutMs(bad)).toThrow('server_spinup_timeout_seconds must be a number of seconds');
+  });
+
+  it('gives up on a server that is not ready within server_spinup_timeout_seconds, naming the key', async () => {
+    const root = projectWith(`export default defineResourcesServer({ className: 'Stuck', setup: () => new Promise(() => {}), verify: () => ({ reward: 1 }) });\n`);
+    const result = await runCli(['run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}', '++server_spinup_timeout_seconds=2'], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Server 'fixture' did not become ready within 2 s (raise the limit with ++server_spinup_timeout_seconds=<seconds>, or 0 to wait without one)");
+    const invalid = await runCli(['run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}', '++server_spinup_timeout_seconds=soon'], { cwd: root });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('server_spinup_timeout_seconds must be a number of seconds, got "soon"');
+    expect(invalid.stdout).not.toContain('Head server');
   });
 
   it('stops everything and exits 1 when a server dies while running', async () => {

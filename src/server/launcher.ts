@@ -40,8 +40,6 @@ export interface LaunchOptions {
   globalConfig: GlobalConfig;
   /** Receives every line children print, prefixed with `(<instance>) `; default stderr. */
   output?: (line: string) => void;
-  /** How long every server has to become ready. */
-  startupTimeoutMs?: number;
 }
 
 /** Once all servers are ready: `GET /` each every `intervalMs`; `misses` unanswered checks in a row are reported. */
@@ -54,6 +52,23 @@ export interface HealthCheckOptions {
 }
 
 export const DEFAULT_HEALTH_CHECK = { interval_seconds: 10, timeout_seconds: 10, misses: 3 };
+
+const SPINUP_TIMEOUT_KEY = 'server_spinup_timeout_seconds';
+/** Upstream 0.7.0's default: long enough for a Python server that builds its venv or starts Ray first. */
+const DEFAULT_SPINUP_TIMEOUT_SECONDS = 600;
+
+/**
+ * `server_spinup_timeout_seconds` in milliseconds, as upstream 0.7.0 reads it: unset or null is 600 s, 0 or less
+ * waits without a limit (Infinity), a numeric string (from `${oc.env:...}`) counts as its number.
+ */
+export function spinupTimeoutMs(value: unknown): number {
+  if (value === undefined || value === null) return DEFAULT_SPINUP_TIMEOUT_SECONDS * 1000;
+  const seconds = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  if (!Number.isFinite(seconds)) {
+    throw new ConfigError('NGYM_CONFIG_INVALID', `${SPINUP_TIMEOUT_KEY} must be a number of seconds, got ${JSON.stringify(value)}. Set it to 0 to wait for servers without a limit.`, { key: SPINUP_TIMEOUT_KEY });
+  }
+  return seconds <= 0 ? Number.POSITIVE_INFINITY : seconds * 1000;
+}
 
 export class ServerStartError extends NgymError {
   constructor(message: string) {
@@ -305,17 +320,22 @@ async function waitUntilReady(gym: RunningGym, child: Child, deadline: number): 
         .request(`${child.info.url}/`, { timeoutMs: 2_000, connectionRetries: 0 })
         .then(done, () => {});
     }, 250);
-    const timer = setTimeout(() => {
-      child.process.off('exit', onExit);
-      clearInterval(poller);
-      reject(gym.childFailure(child, `did not become ready within ${(deadline - Date.now() + 1) / 1000} s`));
-    }, Math.max(0, deadline - Date.now()));
+    const limitMs = deadline - Date.now();
+    // No timer without a limit (setTimeout would fire at once for Infinity).
+    const timer = Number.isFinite(limitMs)
+      ? setTimeout(() => {
+          child.process.off('exit', onExit);
+          clearInterval(poller);
+          reject(gym.childFailure(child, `did not become ready within ${Math.round(Math.max(0, limitMs) / 100) / 10} s (raise the limit with ++${SPINUP_TIMEOUT_KEY}=<seconds>, or 0 to wait without one)`));
+        }, Math.max(0, limitMs))
+      : undefined;
   });
 }
 
 export async function launch(options: LaunchOptions): Promise<RunningGym> {
   const { globalConfig } = options;
   const output = options.output ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const startupTimeoutMs = spinupTimeoutMs(globalConfig.dict[SPINUP_TIMEOUT_KEY]);
   const locations = await locateAndValidate(globalConfig);
 
   const headConfig = globalConfig.dict.head_server as ConfigDict;
@@ -430,7 +450,7 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
       }
     }
 
-    await gym.waitUntilAllReady(Date.now() + (options.startupTimeoutMs ?? 120_000));
+    await gym.waitUntilAllReady(Date.now() + startupTimeoutMs);
     if (joined !== undefined) {
       gym.membership = await joinHead(joined, authHeaders, () => gym.replicas.filter((replica) => replica.up), output).catch((error: unknown) => {
         throw new ServerStartError((error as Error).message);

@@ -26,6 +26,7 @@ Examples:
     { name: 'head_server', type: '{host, port}', description: 'Where the head server listens.', default: '{host: 127.0.0.1, port: 11000}' },
     { name: 'default_host', type: 'str', description: 'Host for servers without one.', default: '127.0.0.1' },
     { name: 'error_on_almost_servers', type: 'bool', description: 'Fail on entries shaped like servers that fail validation.', default: 'true' },
+    { name: 'server_spinup_timeout_seconds', type: 'float', description: 'How long every server has to become ready (0: no limit).', default: '600' },
     {
       name: 'health_check',
       type: '{interval_seconds, timeout_seconds, misses} | null',
