@@ -24,9 +24,7 @@ import {
   pythonStrip,
   pythonTruthy,
   type Response,
-  type ResourcesServerDefinition,
   type ResponseCreateParams,
-  type ServerSetupContext,
   type VerdictLabels,
 } from 'ngym';
 import * as z from 'zod';
@@ -108,10 +106,10 @@ function checkConfigRegex(key: string, pattern: string | null, logger: Logger): 
   }
 }
 
-const DEFAULT_LABELS: VerdictLabels = { equal: '[[A=B]]', notEqual: '[[A!=B]]' };
+/** The instance's verdict labels: verify reads the judge's reply with them, and so do the run metrics. */
+const labelsOf = (config: { judge_equal_label: string; judge_not_equal_label: string }): VerdictLabels => ({ equal: config.judge_equal_label, notEqual: config.judge_not_equal_label });
 
-/** The server; `labels` are the instance's verdict labels, which its run metrics need (see below). */
-const equivalenceServer = (labels: VerdictLabels) => defineResourcesServer({
+export default defineResourcesServer({
   className: 'LLMJudgeResourcesServer',
   config: {
     ...judgeConfigShape,
@@ -119,8 +117,8 @@ const equivalenceServer = (labels: VerdictLabels) => defineResourcesServer({
     /** Python `str.format` template with {question}, {expected_answer}, {generated_answer}; or a file of one (0.7.0's key). */
     judge_prompt_template: z.string().nullable().default(null),
     judge_prompt_template_fpath: z.string().min(1).nullable().default(null),
-    judge_equal_label: z.string().default(DEFAULT_LABELS.equal),
-    judge_not_equal_label: z.string().default(DEFAULT_LABELS.notEqual),
+    judge_equal_label: z.string().default('[[A=B]]'),
+    judge_not_equal_label: z.string().default('[[A!=B]]'),
     question_extract_regex: z.string().nullable().default(null),
     response_extract_regex: z.string().nullable().default(null),
     /** What the judge sees as the answer when the assistant message has no text. */
@@ -143,7 +141,7 @@ const equivalenceServer = (labels: VerdictLabels) => defineResourcesServer({
     };
   },
   // 0.7.0's run metrics: the share of judged rollouts whose judge reply was hard to read, overall (a headline) and per kind.
-  computeMetrics: (tasks) => judgementParsingMetrics(tasks, labels),
+  computeMetrics: (tasks, config) => judgementParsingMetrics(tasks, labelsOf(config)),
   getKeyMetrics: (metrics) => ({
     ...Object.fromEntries(Object.entries(metrics).filter(([name]) => name.startsWith('mean/'))),
     ...(JUDGEMENT_PARSING_ISSUE_RATE in metrics ? { [JUDGEMENT_PARSING_ISSUE_RATE]: metrics[JUDGEMENT_PARSING_ISSUE_RATE] } : {}),
@@ -173,7 +171,7 @@ const equivalenceServer = (labels: VerdictLabels) => defineResourcesServer({
     const regex = perRecord ? (tooLong ? null : String(recordRegex)) : config.response_extract_regex;
     const generated = lastAssistantText(request.response, regex, config.msg_extraction_failure);
 
-    const labels = { equal: config.judge_equal_label, notEqual: config.judge_not_equal_label };
+    const labels = labelsOf(config);
     const evaluations: EquivalenceEvaluation[] = [];
     const judge = async (expectedAnswer: string, generatedAnswer: string) => {
       const messages: JudgeMessage[] = [];
@@ -199,16 +197,3 @@ const equivalenceServer = (labels: VerdictLabels) => defineResourcesServer({
     return result((await judge(generated, expected)) ? 1.0 : config.reward_if_swap_fails);
   },
 });
-
-const definition = equivalenceServer(DEFAULT_LABELS);
-/**
- * The metric hooks are given no config, yet re-reading a saved judge reply needs this instance's labels: each
- * started instance gets a definition built with its own.
- */
-export default {
-  ...definition,
-  create: (context: ServerSetupContext) => {
-    const config = context.config as { judge_equal_label: string; judge_not_equal_label: string };
-    return equivalenceServer({ equal: config.judge_equal_label, notEqual: config.judge_not_equal_label }).create(context);
-  },
-} satisfies ResourcesServerDefinition;

@@ -75,9 +75,10 @@ export interface ResourcesServerSpec<
   /**
    * `POST /aggregate_metrics` answers upstream's reward profile of the verify responses it is given
    * (src/rollouts/reward-profile.ts); these add the environment's own run metrics and choose its headlines.
+   * They get the instance's config, as upstream's methods read `self.config` (a judge's labels, say).
    */
-  computeMetrics?: AggregateMetricsHooks['computeMetrics'];
-  getKeyMetrics?: AggregateMetricsHooks['getKeyMetrics'];
+  computeMetrics?: (tasks: Record<string, unknown>[][], config: ServerConfigOf<Shape>) => Record<string, unknown>;
+  getKeyMetrics?: (agentMetrics: Record<string, unknown>, config: ServerConfigOf<Shape>) => Record<string, unknown>;
 }
 
 export interface ResourcesServerDefinition<Shape extends ConfigShape = ConfigShape> extends ServerDefinition {
@@ -160,10 +161,15 @@ export function defineResourcesServer<
       });
     }
 
+    const { computeMetrics, getKeyMetrics } = spec;
+    const metricsHooks: AggregateMetricsHooks = {
+      computeMetrics: computeMetrics && ((tasks) => computeMetrics(tasks, config)),
+      getKeyMetrics: getKeyMetrics && ((metrics) => getKeyMetrics(metrics, config)),
+    };
     // Every resources server answers it, as upstream's do.
     app.post('/aggregate_metrics', async (http) => {
       const body = validateBody<{ verify_responses: Record<string, unknown>[] }>(AggregateMetricsRequest, await readJsonBody(http));
-      return http.json(computeAggregateMetrics(body.verify_responses, { computeMetrics: spec.computeMetrics, getKeyMetrics: spec.getKeyMetrics }));
+      return http.json(computeAggregateMetrics(body.verify_responses, metricsHooks));
     });
   });
   return Object.assign(definition, {
