@@ -6,8 +6,8 @@
  * empty, in `$...$`, `\text{}`, `\(...\)`, with inner whitespace; the box in the last message, only in an earlier
  * one, split across content parts, next to a refusal part, in reasoning only; the answer only in the tool's
  * stdout (upstream's fallback: JSON output, not JSON, a JSON list or string, `result` instead of `stdout`), in
- * both; no answer; tool calls only. Both servers compare by 0.7.0's rule (`math_verify: false`: ngym's default
- * also asks its math verifier, see docs/parity.md).
+ * both; no answer; tool calls only. Both servers run with their defaults: ngym's is 0.7.0's rule (its math
+ * verifier, `math_verify: true`, is opt-in).
  */
 import { type ParityCase, callOutput, dataRows, response, rolloutCase, textOutput, truncate, upstreamRolloutCases } from '../cases.ts';
 import type { ParityEnvironment } from '../environment.ts';
@@ -139,8 +139,6 @@ function generated(random: Random, index: number): ParityCase {
 export const mathWithCode: ParityEnvironment = {
   name: 'math_with_code',
   configs: { ngym: 'math_with_code.yaml', upstream: 'math_with_code.yaml' },
-  // 0.7.0's rule exactly: ngym's math verifier (its default, an extension) also accepts `\frac{1}{4}` for 0.25.
-  overrides: { math_verify: false },
   fields: ['extracted_answer', 'accuracy'],
   generate(random, count) {
     const computed = ['extracted_answer', 'accuracy'];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bubblewrapUnavailableReason, CookieJar, type ResponseItem, sharedHttpClient } from 'ngym';
-import { assistantMessage, type InProcessGym, modelResponse, startInProcessGym } from 'ngym/testing';
+import { assistantMessage, callServer, type InProcessGym, modelResponse, startInProcessGym } from 'ngym/testing';
 import definition, { answersMatch, extractBoxedAnswer, finalAnswer, normalizeAnswer } from './app.ts';
 
 const http = sharedHttpClient();
@@ -135,9 +135,23 @@ describe.skipIf(unavailable !== null)('math_with_code in the sandbox', () => {
       expected_result: '0.5',
       expected_code_contains: '',
     });
-    // 0.5 and \frac{1}{2} differ for upstream's rule; the math verifier finds them equal.
-    expect(verified.body).toMatchObject({ reward: 1, extracted_answer: '\\frac{1}{2}', accuracy: true, expected_result: '0.5' });
+    // 0.5 and \frac{1}{2} differ for upstream's rule, the default.
+    expect(verified.body).toMatchObject({ reward: 0, extracted_answer: '\\frac{1}{2}', accuracy: false, expected_result: '0.5' });
     expect((await rollout.run('kept')).success).toBe(false);
+  });
+
+  it('with math_verify: true also accepts what the math verifier finds equal', async () => {
+    const lenient = await startInProcessGym({
+      config: { math_with_code: { resources_servers: { math_with_code: { entrypoint: 'app.ts', domain: 'math', math_verify: true, sandbox: { pool_size: 1 } } } } },
+    });
+    try {
+      const verify = async (answer: string, expected: string) =>
+        callServer(lenient, 'math_with_code', '/verify', { responses_create_params: { input: [] }, response: modelResponse([assistantMessage(`\\boxed{${answer}}`)]), expected_result: expected });
+      expect(await verify('\\frac{1}{2}', '0.5')).toMatchObject({ reward: 1, extracted_answer: '\\frac{1}{2}', accuracy: true });
+      expect(await verify('\\frac{1}{3}', '0.5')).toMatchObject({ reward: 0, accuracy: false });
+    } finally {
+      await lenient.close();
+    }
   });
 });
 

@@ -2,7 +2,8 @@
  * math_with_code: math problems with a Python tool. `execute_python` runs the model's code in the rollout's
  * own sandbox box, where one Python process keeps its variables from call to call (upstream's per-session
  * worker, with its restricted builtins and numpy/scipy/pandas); verify reads the last `\boxed{}` answer
- * and compares it with `expected_result` by upstream 0.7.0's rule and, beyond it, by our math verifier.
+ * and compares it with `expected_result` by upstream 0.7.0's rule (with `math_verify: true`, also by our math
+ * verifier: an ngym extension, off by default so rewards are upstream's).
  */
 import { readFileSync } from 'node:fs';
 import {
@@ -96,7 +97,8 @@ export function finalAnswer(output: ResponseItem[]): string | null {
 
 interface State {
   sandbox: Sandbox;
-  math: MathVerifier;
+  /** Only with `math_verify: true`. */
+  math: MathVerifier | null;
   workers: SessionStore<Promise<JsonLineProcess>>;
 }
 
@@ -111,22 +113,22 @@ export default defineResourcesServer({
   config: {
     /** Seconds one execute_python call may run. */
     max_execution_time: z.number().int().positive().default(10),
-    /** Also accept answers our math verifier finds equivalent (false: exactly upstream 0.7.0's rule). */
-    math_verify: z.boolean().default(true),
-    /** Time limit of one math-verifier check. */
+    /** Also accept answers our math verifier finds equivalent. Off: exactly upstream 0.7.0's rule (it has no such key). */
+    math_verify: z.boolean().default(false),
+    /** Time limit of one math-verifier check (with `math_verify: true`). */
     math_timeout_seconds: z.number().positive().default(5),
     sandbox: sandboxConfigSchema,
   },
   setup: async ({ config }): Promise<State> => {
     return {
       sandbox: await Sandbox.checkedFromConfig(config.sandbox),
-      math: new MathVerifier({ timeoutSeconds: config.math_timeout_seconds, threads: 1 }),
+      math: config.math_verify ? new MathVerifier({ timeoutSeconds: config.math_timeout_seconds, threads: 1 }) : null,
       // A rollout that never verifies would keep its box: idle workers go after an hour.
       workers: new SessionStore<Promise<JsonLineProcess>>({ onEvict: (worker) => void worker.then((process) => process.close()).catch(() => {}) }),
     };
   },
   close: async (state) => {
-    await state.math.close();
+    await state.math?.close();
     await state.sandbox.close();
   },
   tools: {
@@ -170,12 +172,12 @@ export default defineResourcesServer({
     });
   },
   verifyRequest: z.looseObject({ expected_result: z.string(), expected_code_contains: z.string().optional() }),
-  verify: async (request, { sessionId, state, config }) => {
+  verify: async (request, { sessionId, state }) => {
     try {
       const expected = request.expected_result;
       const actual = finalAnswer(request.response.output);
       let accuracy = answersMatch(actual, expected);
-      if (!accuracy && actual !== null && config.math_verify) accuracy = (await state.math.check(expected, `\\boxed{${actual}}`)).reward > 0.5;
+      if (!accuracy && actual !== null && state.math !== null) accuracy = (await state.math.check(expected, `\\boxed{${actual}}`)).reward > 0.5;
       return { reward: accuracy ? 1.0 : 0.0, extracted_answer: actual, accuracy };
     } finally {
       endWorker(state, sessionId);

@@ -12,7 +12,7 @@ describe('math_with_code example data', () => {
 
   it.skipIf(unavailable !== null)('the example rollouts replay in strict mode (every tool output byte for byte) with their rewards', async () => {
     const replayed = await replayExampleRollouts(EXAMPLE_DATA);
-    expect(replayed.map(({ recorded }) => recorded.reward)).toEqual([1, 1, 0, 1, 0]);
+    expect(replayed.map(({ recorded }) => recorded.reward)).toEqual([1, 0, 0, 1, 0]);
     for (const { recorded, result } of replayed) {
       expect(result.reward).toBe(recorded.reward);
       expect(result.extracted_answer).toBe(recorded.extracted_answer);

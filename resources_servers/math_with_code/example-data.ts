@@ -5,9 +5,9 @@
  *
  *   npx tsx resources_servers/math_with_code/example-data.ts
  *
- * Rewards: 1 (variables kept across calls), 1 (\dfrac{1}{4} for 0.25: equal for the math verifier only),
- * 0 (a NameError for `sorted`, then a wrong answer), 1 (the boxed answer printed by the code), 0 (no
- * boxed answer).
+ * Rewards, by the default rule (upstream 0.7.0's): 1 (variables kept across calls), 0 (\dfrac{1}{4} for 0.25:
+ * equal only for the math verifier of `math_verify: true`), 0 (a NameError for `sorted`, then a wrong answer),
+ * 1 (the boxed answer printed by the code), 0 (no boxed answer).
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
