@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { NgymError } from '../errors.ts';
 import type { ChatMessage } from './chat-completions.ts';
 import { chatCompletionToResponse, chatMessageToOutputItems, foldReasoningIntoContent, moveThinkingToReasoningField, responsesToChatCompletion } from './chat-conversion.ts';
 import { ResponseCreateParams } from './responses.ts';
@@ -58,6 +59,35 @@ describe('Responses -> Chat Completions', () => {
   it('drops tool_choice without tools, and refuses a tool_choice that needs a tool', () => {
     expect(responsesToChatCompletion({ input: 'x', tool_choice: 'auto', parallel_tool_calls: false })).toEqual({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }] });
     expect(() => responsesToChatCompletion({ input: 'x', tool_choice: 'required' })).toThrow(/tool_choice="required" requires at least one function tool/);
+  });
+
+  it("sends an input_image's detail as Chat Completions accepts it (auto, low, high; auto when absent) and refuses 'original', as upstream 0.7.0 does", () => {
+    const url = 'data:image/png;base64,AAAA';
+    const converted = (part: Record<string, unknown>) => {
+      const body = responsesToChatCompletion({ input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is shown?' }, { type: 'input_image', ...part }] }] });
+      return (body.messages[0]?.content as Record<string, unknown>[])[1];
+    };
+    for (const detail of ['auto', 'low', 'high']) expect(converted({ image_url: url, detail })).toEqual({ type: 'image_url', image_url: { url, detail } });
+    expect(converted({ image_url: { url }, detail: 'low' })).toEqual({ type: 'image_url', image_url: { url, detail: 'low' } });
+    // A tool output's image may leave detail out; Chat gets upstream's default.
+    const tool = responsesToChatCompletion({ input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_image', image_url: url }] }] });
+    expect(tool.messages[0]?.content).toEqual([{ type: 'image_url', image_url: { url, detail: 'auto' } }]);
+
+    const refusal = (part: Record<string, unknown>) => {
+      try {
+        converted(part);
+      } catch (error) {
+        return error as NgymError;
+      }
+      throw new Error('converted');
+    };
+    const original = refusal({ image_url: url, detail: 'original' });
+    expect(original).toBeInstanceOf(NgymError);
+    expect(original.status).toBe(400);
+    expect(original.message).toBe(`input_image detail "original" has no Chat Completions representation (one of 'auto', 'low', 'high').`);
+    expect(refusal({ image_url: url, detail: 'medium' }).message).toMatch(/^input_image detail "medium" is not a Chat Completions detail/);
+    expect(refusal({ file_id: 'file_1', detail: 'auto' }).message).toMatch(/given by file_id has no Chat Completions representation/);
+    expect(refusal({ image_url: '', detail: 'auto' }).message).toMatch(/needs a non-empty image_url/);
   });
 
   it('carries token ids on the assistant message of their run, and never lets a later message inherit them', () => {

@@ -28,9 +28,32 @@ export interface ResponsesToChatOptions {
 export const TOKEN_FIELDS = ['prompt_token_ids', 'generation_token_ids', 'generation_log_probs', 'routed_experts'] as const;
 
 const THINK_PATTERN = /<think>([\s\S]*?)<\/think>/g;
+/** The `image_url.detail` values of a Chat Completions image part (OpenAI's type). */
+const CHAT_IMAGE_DETAILS: readonly string[] = ['auto', 'low', 'high'];
 
 function unsupported(message: string): NgymError {
   return new NgymError('NGYM_INVALID_REQUEST', message, { status: 400 });
+}
+
+/** An input_image's URL (a string, or upstream's `{url}` object); one given by `file_id` only cannot be sent. */
+function imageUrlOf(part: ContentPart): string {
+  const given = part.image_url;
+  if (given === undefined || given === null) throw unsupported('An input_image given by file_id has no Chat Completions representation: send its image_url.');
+  const url = typeof given === 'object' ? (given as { url?: unknown }).url : given;
+  if (typeof url !== 'string' || url === '') throw unsupported('An input_image part needs a non-empty image_url.');
+  return url;
+}
+
+/**
+ * Chat Completions' `image_url.detail` is `auto`, `low` or `high`; the Responses API adds `original` (full
+ * resolution), which has no Chat equivalent: it is refused, as upstream 0.7.0 refuses it, rather than sent
+ * for the backend to reject or silently downgraded. No detail: `auto`, as upstream sends.
+ */
+function imageDetailOf(part: ContentPart): string {
+  const detail = part.detail ?? 'auto';
+  if (typeof detail === 'string' && CHAT_IMAGE_DETAILS.includes(detail)) return detail;
+  const why = detail === 'original' ? 'has no Chat Completions representation' : 'is not a Chat Completions detail';
+  throw unsupported(`input_image detail ${JSON.stringify(detail)} ${why} (one of 'auto', 'low', 'high').`);
 }
 
 function inputPartToChat(part: ContentPart): Record<string, unknown> {
@@ -39,7 +62,7 @@ function inputPartToChat(part: ContentPart): Record<string, unknown> {
     case 'output_text':
       return { type: 'text', text: part.text };
     case 'input_image':
-      return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } };
+      return { type: 'image_url', image_url: { url: imageUrlOf(part), detail: imageDetailOf(part) } };
     default:
       throw unsupported(`Content part type '${part.type}' cannot be sent to a Chat Completions backend.`);
   }
