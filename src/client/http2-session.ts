@@ -1,8 +1,9 @@
 /**
- * Requests over one cleartext HTTP/2 connection per origin, used for what exceeds the HTTP/1.1 pool of an
- * ngym server. Written on node:http2 directly rather than undici's HTTP/2: Node limits each session's
- * memory (in-flight streams and queued request bodies count) to 10 MB unless told otherwise, undici does not
- * let it be raised, and past the limit the peer's streams are refused (ENHANCE_YOUR_CALM). Here the limit is
+ * Requests over cleartext HTTP/2 connections to one origin, used for what exceeds the HTTP/1.1 pool of an
+ * ngym server; at most `HTTP2_LIMITS.streamsPerConnection` in flight on each connection, more connections as
+ * needed. Written on node:http2 directly rather than undici's HTTP/2: Node limits each session's memory
+ * (in-flight streams and queued request bodies count) to 10 MB unless told otherwise, undici does not let it
+ * be raised, and past the limit the peer's streams are refused (ENHANCE_YOUR_CALM). Here the limit is
  * effectively lifted: what bounds memory is the number of requests in flight, which the caller controls.
  */
 import { type ClientHttp2Session, connect, constants } from 'node:http2';
@@ -29,43 +30,64 @@ export class Http2TimeoutError extends Error {
   override readonly name = 'Http2TimeoutError';
 }
 
+interface Connection {
+  session: ClientHttp2Session;
+  inFlight: number;
+}
+
+const STREAMS_PER_CONNECTION: number = HTTP2_LIMITS.streamsPerConnection;
+
 export class Http2Origin {
-  private session: ClientHttp2Session | undefined;
-  private inFlight = 0;
+  private readonly connections: Connection[] = [];
 
   constructor(private readonly origin: string) {}
 
-  private connected(): ClientHttp2Session {
-    if (this.session !== undefined && !this.session.closed && !this.session.destroyed) return this.session;
+  /** A live connection with room for another stream, opened when none has. */
+  private connection(): Connection {
+    const open = this.connections.find((candidate) => candidate.inFlight < STREAMS_PER_CONNECTION);
+    if (open !== undefined) return open;
     const session = connect(this.origin, {
       maxSessionMemory: HTTP2_LIMITS.maxSessionMemoryMb,
       peerMaxConcurrentStreams: HTTP2_LIMITS.maxConcurrentStreams,
-      settings: { enablePush: false, initialWindowSize: HTTP2_LIMITS.initialWindowBytes },
+      settings: { enablePush: false, initialWindowSize: HTTP2_LIMITS.responseWindowBytes },
     });
-    session.once('connect', () => session.setLocalWindowSize(4 * HTTP2_LIMITS.initialWindowBytes));
-    // A failed or finished session is dropped; the next request opens a new one.
-    const forget = () => {
-      if (this.session === session) this.session = undefined;
-    };
+    session.once('connect', () => session.setLocalWindowSize(4 * HTTP2_LIMITS.responseWindowBytes));
+    const connection: Connection = { session, inFlight: 0 };
+    // A failed or finished session is dropped; its streams fail on their own, new requests go elsewhere.
+    const forget = () => this.forget(connection);
     session.on('error', forget);
     session.once('close', forget);
     session.once('goaway', forget);
-    if (this.inFlight === 0) session.unref();
-    this.session = session;
-    return session;
+    session.unref();
+    this.connections.push(connection);
+    return connection;
+  }
+
+  private forget(connection: Connection): void {
+    const index = this.connections.indexOf(connection);
+    if (index >= 0) this.connections.splice(index, 1);
+  }
+
+  /** A connection whose last stream ended: the first one stays open (unreferenced) for the next request; extra ones opened for a burst close. */
+  private idle(connection: Connection): void {
+    if (this.connections.indexOf(connection) > 0) {
+      this.forget(connection);
+      connection.session.close();
+    } else connection.session.unref();
   }
 
   request(options: Http2RequestOptions): Promise<Http2Response> {
     return new Promise((resolve, reject) => {
-      let session: ClientHttp2Session;
+      let connection: Connection;
       try {
-        session = this.connected();
+        connection = this.connection();
       } catch (error) {
         reject(error);
         return;
       }
-      // The session keeps the process alive only while it has requests in flight.
-      if (this.inFlight++ === 0) session.ref();
+      const { session } = connection;
+      // A session keeps the process alive only while it has requests in flight.
+      if (connection.inFlight++ === 0) session.ref();
       const stream = session.request(
         { ':method': options.method, ':path': options.path, ...options.headers },
         { endStream: options.body === undefined, signal: options.signal },
@@ -77,7 +99,7 @@ export class Http2Origin {
       const finish = (error: Error | undefined) => {
         if (settled) return;
         settled = true;
-        if (--this.inFlight === 0) session.unref();
+        if (--connection.inFlight === 0) this.idle(connection);
         if (error !== undefined) reject(error);
         else resolve({ status, headers, text: chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8') });
       };
@@ -107,9 +129,7 @@ export class Http2Origin {
   }
 
   close(): Promise<void> {
-    const session = this.session;
-    this.session = undefined;
-    if (session === undefined || session.closed) return Promise.resolve();
-    return new Promise((resolve) => session.close(() => resolve()));
+    const sessions = this.connections.splice(0).map((connection) => connection.session);
+    return Promise.all(sessions.filter((session) => !session.closed).map((session) => new Promise<void>((resolve) => session.close(() => resolve())))).then(() => {});
   }
 }

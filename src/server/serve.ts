@@ -72,7 +72,8 @@ export async function bindServer(target: ListenTarget): Promise<BoundServer> {
       ? undefined
       : createHttp2Server({
           maxSessionMemory: HTTP2_LIMITS.maxSessionMemoryMb,
-          settings: { maxConcurrentStreams: HTTP2_LIMITS.maxConcurrentStreams, initialWindowSize: HTTP2_LIMITS.initialWindowBytes },
+          // Receive windows stay at HTTP/2's 64 KiB defaults: larger ones let both ends block writing (http2-limits.ts).
+          settings: { maxConcurrentStreams: HTTP2_LIMITS.maxConcurrentStreams },
         });
   const sockets = new Set<Socket>();
   const sessions = new Set<Http2Session>();
@@ -87,8 +88,6 @@ export async function bindServer(target: ListenTarget): Promise<BoundServer> {
   http2?.on('session', (session: Http2Session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
-    // The connection-level window starts at 64 KiB whatever the settings say; widen it for large bodies.
-    session.setLocalWindowSize(64 * 1024 * 1024);
   });
   // Counts HTTP/1.1 requests in flight; while closing, answers with `Connection: close` so sockets drain.
   http1.prependListener('request', (_request, response) => {
