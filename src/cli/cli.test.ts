@@ -155,4 +155,13 @@ describe('ngym run', () => {
     await killed.stop('SIGKILL');
     expect(await eventually(() => orphans.every((pid) => !isAlive(pid)))).toBe(true);
   });
+
+  it('an orphaned child whose close never finishes still exits, 5 s after its shutdown grace', { timeout: 60_000 }, async () => {
+    const root = projectWith(`export default defineResourcesServer({ className: 'Hangs', verify: () => ({ reward: 1 }), close: () => new Promise(() => setInterval(() => {}, 1000)) });\n`);
+    const killed = await startGymProcess(['+config_paths=[fixture.yaml]'], { cwd: root });
+    const orphans = pidsOf(killed.stdout());
+    expect(orphans).toHaveLength(2);
+    await killed.stop('SIGKILL');
+    expect(await eventually(() => orphans.every((pid) => !isAlive(pid)), 30_000)).toBe(true);
+  });
 });

@@ -65,6 +65,8 @@ async function main(): Promise<void> {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    // Whatever close waits on (a peer that never reads, an environment's own close hook), exit soon after the grace.
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 5_000).unref();
     await hosted.close(SHUTDOWN_GRACE_MS);
     process.exit(0);
   };
