@@ -18,6 +18,12 @@ export interface ParityCase {
   verify: Record<string, unknown>;
   /** The `/seed_session` body sent first (with the session cookie kept for `/verify`). */
   seed?: Record<string, unknown>;
+  /**
+   * Tool calls sent after the seed and before `/verify` in the same session (an environment whose verify reads
+   * the state its tools change). Their statuses are compared as the field `call_statuses`, which the
+   * environment then lists among its fields.
+   */
+  calls?: { path: string; body: unknown }[];
 }
 
 export function textOutput(text: string, index: number): ResponseItem {

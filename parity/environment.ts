@@ -22,6 +22,10 @@ export interface ParityEnvironment {
    * harness then skips the environment with this reason rather than failing.
    */
   unavailable?(python: PythonSetup): string | undefined;
+  /** The generator runs the venv's Python (reasoning_gym's rows come from its library): its tests need the venv. */
+  generatorNeedsPython?: boolean;
+  /** Time limit of one request to a server (default 60 s): a library scorer that takes minutes needs more. */
+  timeoutMs?: number;
   /** The verify fields compared besides `reward` (timings are never listed). */
   fields: readonly string[];
   /** The verify answer as compared: drops what a compared field holds that may differ by run (a timing inside it). */

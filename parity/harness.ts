@@ -22,16 +22,27 @@ export interface EnvironmentResult {
 const IN_FLIGHT = 8;
 const DISAGREEMENT_ATTEMPTS = 3;
 
-async function callSide(client: ServerClient, server: string, item: ParityCase): Promise<SideResult> {
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+async function callSide(client: ServerClient, server: string, item: ParityCase, timeoutMs: number): Promise<SideResult> {
   const cookies = new CookieJar();
   if (item.seed !== undefined) {
-    const seeded = await client.post(server, '/seed_session', item.seed, { cookies, timeoutMs: 60_000 });
+    const seeded = await client.post(server, '/seed_session', item.seed, { cookies, timeoutMs });
     if (!seeded.ok) return { status: seeded.status, body: seeded.text.slice(0, 2000) };
     cookies.merge(seeded.cookies);
   }
-  const verified = await client.post(server, '/verify', item.verify, { cookies, timeoutMs: 60_000 });
+  // Tool calls between seed and verify, as an agent makes them: a refused call is the tool's answer to the model,
+  // not the end of the rollout, so its status is kept beside verify's (the state verify reads may differ by it).
+  const callStatuses: number[] = [];
+  for (const call of item.calls ?? []) {
+    const called = await client.post(server, call.path, call.body, { cookies, timeoutMs });
+    callStatuses.push(called.status);
+    cookies.merge(called.cookies);
+  }
+  const verified = await client.post(server, '/verify', item.verify, { cookies, timeoutMs });
   if (!verified.ok) return { status: verified.status, body: verified.text.slice(0, 2000) };
-  return { status: verified.status, body: verified.json() };
+  const body = verified.json() as Record<string, unknown>;
+  return { status: verified.status, body: item.calls === undefined ? body : { ...body, call_statuses: callStatuses } };
 }
 
 /** The answer with what the environment leaves out of a field (timings inside it) removed before comparing. */
@@ -55,6 +66,7 @@ export async function runEnvironment(
   progress: (done: number, result: EnvironmentResult) => void,
 ): Promise<EnvironmentResult> {
   const instance = instanceOf(environment);
+  const timeoutMs = environment.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const result: EnvironmentResult = { environment: instance, total: cases.length, agree: 0, rewardAgree: 0, upstreamPositive: 0, causes: new Map() };
   let next = 0;
   let done = 0;
@@ -67,7 +79,7 @@ export async function runEnvironment(
       let comparison: ReturnType<typeof compare>;
       let attempt = 0;
       do {
-        [ngym, upstream] = (await Promise.all([callSide(client, instance, item), callSide(client, upstreamInstance(instance), item)])).map((side) => comparable(environment, side)) as [SideResult, SideResult];
+        [ngym, upstream] = (await Promise.all([callSide(client, instance, item, timeoutMs), callSide(client, upstreamInstance(instance), item, timeoutMs)])).map((side) => comparable(environment, side)) as [SideResult, SideResult];
         comparison = compare(ngym, upstream, environment.fields);
         // A disagreement is asked again before it counts: on a loaded machine a side's own time limit (upstream's
         // math-verify gives up after 5 s with reward 0) makes one answer no verdict; a real difference repeats.
@@ -79,7 +91,7 @@ export async function runEnvironment(
         const known = environment.knownCause?.(ngym, upstream);
         const cause = known === undefined ? `${item.kind}: ${comparison.differing.join(',')}` : `known: ${known}`;
         result.causes.set(cause, (result.causes.get(cause) ?? 0) + 1);
-        const record = { environment: instance, index, kind: item.kind, detail: item.detail, differing: comparison.differing, input: { seed: item.seed, verify: item.verify }, ngym: shown(ngym, environment.fields), upstream: shown(upstream, environment.fields) };
+        const record = { environment: instance, index, kind: item.kind, detail: item.detail, differing: comparison.differing, input: { seed: item.seed, calls: item.calls, verify: item.verify }, ngym: shown(ngym, environment.fields), upstream: shown(upstream, environment.fields) };
         appendFileSync(disagreementsPath, `${JSON.stringify(record)}\n`);
       }
       done += 1;

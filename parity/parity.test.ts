@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compare } from './compare.ts';
 import { instanceOf } from './environment.ts';
 import { ENVIRONMENTS } from './environments/index.ts';
+import { pythonSetup } from './gym.ts';
 import { SeededRandom as Random } from 'ngym';
 
 describe('compare', () => {
@@ -22,8 +23,19 @@ describe('compare', () => {
   });
 });
 
+// reasoning_gym's rows come from the reasoning-gym library in the venv of `npm run setup:python`.
+const venvReason = (() => {
+  try {
+    pythonSetup();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+})();
+
 describe('case generators', () => {
-  it.each(ENVIRONMENTS.map((environment) => [instanceOf(environment), environment] as const))('%s: 2,000 cases, the example rollouts first, the same for the same seed', (_name, environment) => {
+  it.for(ENVIRONMENTS.map((environment) => [instanceOf(environment), environment] as const))('%s: 2,000 cases, the example rollouts first, the same for the same seed', { timeout: 180_000 }, ([, environment], { skip }) => {
+    if (environment.generatorNeedsPython && venvReason !== undefined) skip(`its rows need the venv: ${venvReason}`);
     const cases = environment.generate(new Random(3), 2000);
     expect(cases).toHaveLength(2000);
     expect(cases.slice(0, 5).every((item) => item.kind === 'rollout')).toBe(true);

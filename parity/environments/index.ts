@@ -2,6 +2,7 @@
 import type { ParityEnvironment } from '../environment.ts';
 import { calendar } from './calendar.ts';
 import { codeGen } from './code-gen.ts';
+import { exampleSessionState } from './example-session-state.ts';
 import { exampleMultiStep, exampleSingleToolCall } from './examples.ts';
 import { instructionFollowing } from './instruction-following.ts';
 import { googleSearch } from './google-search.ts';
@@ -10,7 +11,8 @@ import { mathAdvancedCalculations } from './math-advanced-calculations.ts';
 import { mathWithCode } from './math-with-code.ts';
 import { mathWithJudge } from './math-with-judge.ts';
 import { mcqa, mcqaAnswerColonMd } from './mcqa.ts';
+import { reasoningGym } from './reasoning-gym.ts';
 import { structuredOutputs } from './structured-outputs.ts';
 import { workplaceAssistant } from './workplace-assistant.ts';
 
-export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mcqaAnswerColonMd, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant, mathWithJudgeJudged, equivalenceLlmJudge, equivalenceLlmJudgeSwap, googleSearch, mathAdvancedCalculations, mathWithCode, codeGen, instructionFollowing];
+export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mcqaAnswerColonMd, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant, mathWithJudgeJudged, equivalenceLlmJudge, equivalenceLlmJudgeSwap, googleSearch, mathAdvancedCalculations, mathWithCode, codeGen, reasoningGym, exampleSessionState, instructionFollowing];

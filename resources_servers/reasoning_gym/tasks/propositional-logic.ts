@@ -5,7 +5,8 @@
  *   1.0  a non-trivial valid conclusion (true whenever every premise is true)
  *   0.25 a trivial one (a lone atom or a tautology)
  *   0.05 a conclusion that does not follow
- *   0.01 an answer using capital letters other than the variables, or that does not parse
+ *   0    an answer using capital letters other than the variables, or that does not parse (reasoning-gym
+ *        0.1.25, which upstream 0.7.0 installs; ngym gave 0.01 before the parity run found it)
  */
 import { pythonStrip } from 'ngym';
 import * as z from 'zod';
@@ -192,17 +193,17 @@ function scorePropositionalLogic(answer: string | null, entry: TaskEntry): numbe
   if (!answer) return 0;
   const variables = entry.metadata.variables;
   const premises = entry.metadata.premises;
-  if (variables === undefined || premises === undefined) return 0.01;
+  if (variables === undefined || premises === undefined) return 0;
   if (!Array.isArray(variables) || !Array.isArray(premises)) throw new TypeError('metadata.variables and metadata.premises must be lists');
   const valid = new Set(variables);
-  if ((answer.match(/[A-Z]/g) ?? []).some((letter) => !valid.has(letter))) return 0.01;
+  if ((answer.match(/[A-Z]/g) ?? []).some((letter) => !valid.has(letter))) return 0;
   let premiseFormulas: Formula[];
   let conclusion: Formula;
   try {
     premiseFormulas = premises.map((premise) => parseFormula(String(premise)));
     conclusion = parseFormula(answer);
   } catch (error) {
-    if (error instanceof ParseError) return 0.01;
+    if (error instanceof ParseError) return 0;
     throw error;
   }
   if (!follows(premiseFormulas, conclusion)) return 0.05;

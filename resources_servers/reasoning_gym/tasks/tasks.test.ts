@@ -175,15 +175,15 @@ describe('propositional_logic', () => {
     }
   });
 
-  it('scores 1.0 / 0.25 / 0.05 / 0.01 as upstream', () => {
+  it('scores 1.0 / 0.25 / 0.05 / 0 as reasoning-gym 0.1.25', () => {
     const entry: TaskEntry = { question: 'q', answer: null, metadata: { premises: ['(P → Q)', 'P'], variables: ['P', 'Q'] } };
     const score = (answer: string) => propositionalLogic.score(answer, entry);
     expect(score('Q')).toBe(0.25); // a lone atom is trivial
     expect(score('(Q ∧ P)')).toBe(1);
     expect(score('(Q ∨ ¬Q)')).toBe(0.25); // a tautology
     expect(score('¬Q')).toBe(0.05);
-    expect(score('(Q ∧ R)')).toBe(0.01); // R is not a variable of the task
-    expect(score('Q ∧')).toBe(0.01); // does not parse
+    expect(score('(Q ∧ R)')).toBe(0); // R is not a variable of the task
+    expect(score('Q ∧')).toBe(0); // does not parse
     expect(score('')).toBe(0);
   });
 });
