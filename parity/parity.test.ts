@@ -46,3 +46,21 @@ describe('case generators', () => {
     expect(new Set(cases.map((item) => item.kind)).size).toBeGreaterThan(5);
   });
 });
+
+describe('example_session_state_mgmt cases', () => {
+  const environment = ENVIRONMENTS.find((candidate) => candidate.name === 'example_session_state_mgmt');
+
+  it('replays each example rollout in a session: seeded with its initial count, then the calls of its transcript', () => {
+    const cases = environment?.generate(new Random(1), 200) ?? [];
+    const rollout = cases.find((item) => item.kind === 'rollout' && item.verify.initial_count === 10);
+    expect(rollout?.seed).toEqual({ initial_count: 10 });
+    expect(rollout?.calls).toEqual([
+      { path: '/increment_counter', body: { count: 2 } },
+      { path: '/increment_counter', body: { count: 5 } },
+      { path: '/get_counter_value', body: {} },
+    ]);
+    // Generated sessions make calls and expect the count they leave, or a wrong one.
+    expect(cases.filter((item) => item.kind !== 'rollout' && (item.calls?.length ?? 0) > 0).length).toBeGreaterThan(100);
+    expect(new Set(cases.map((item) => item.kind.split('/')[0]))).toEqual(new Set(['rollout', 'seed', 'no_seed', 'two_seeds', 'seed_after_calls', 'seed_without_count']));
+  });
+});
