@@ -18,6 +18,12 @@ if (existsSync(source)) {
 } else {
   cli = await import('../dist/src/cli/main.js');
 }
+try {
+  cli.limitHeapGrowth();
+} catch (error) {
+  process.stderr.write(`Error: ${error.message}\n`);
+  process.exit(1);
+}
 const invokedAs = basename(process.argv[1] ?? 'ngym').replace(/\.js$/, '');
 const args = process.argv.slice(2);
 // `gym` and `ng` are upstream 0.7.0's command tree; `ng_*` its older one-command scripts.

@@ -39,6 +39,7 @@ export { PACKAGE_ROOT } from './util/package-root.ts';
 export { Semaphore } from './util/semaphore.ts';
 export { AsyncQueue } from './util/async-queue.ts';
 export { SeededRandom } from './util/seeded-random.ts';
+export { limitHeapGrowth } from './util/heap-growth.ts';
 export {
   type CollectionSummary,
   type CollectOptions,

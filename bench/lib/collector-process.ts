@@ -7,7 +7,7 @@ import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, writeSy
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collectRollouts } from 'ngym';
+import { collectRollouts, limitHeapGrowth } from 'ngym';
 import { PING_ROW as row } from './ping-row.ts';
 
 interface Options {
@@ -22,6 +22,8 @@ interface Options {
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Options;
+// As `ngym collect` runs it: with the CLI's heap growth limit (the baseline loop keeps V8's defaults).
+if (options.mode === 'ngym') limitHeapGrowth();
 const folder = mkdtempSync(join(tmpdir(), 'ngym-bench-'));
 const inputPath = join(folder, 'input.jsonl');
 const outputPath = join(folder, 'output.jsonl');

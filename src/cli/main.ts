@@ -10,6 +10,7 @@ import { COMMANDS } from './commands/index.ts';
 import { versionInfo } from './commands/version.ts';
 
 export { mainGym } from './gym/tree.ts';
+export { limitHeapGrowth } from '../util/heap-growth.ts';
 
 export function findCommand(nameOrAlias: string): CliCommand | undefined {
   return COMMANDS.find((command) => command.name === nameOrAlias || command.aliases.includes(nameOrAlias));

@@ -11,6 +11,7 @@ import { NgymError } from '../errors.ts';
 import { ServerClient } from '../client/server-client.ts';
 import { type ChildMessage, HEAD_URL_ENV, LISTEN_HANDLE_ENV, type ListenProtocol, SEARCH_ROOTS_ENV, SHUTDOWN_GRACE_MS } from './child-protocol.ts';
 import { hostServer, type HostedServer } from './hosting.ts';
+import { limitHeapGrowth } from '../util/heap-growth.ts';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -34,6 +35,11 @@ function receiveHandles(): Promise<Record<ListenProtocol, NetServer>> {
 }
 
 async function main(): Promise<void> {
+  try {
+    limitHeapGrowth();
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const yamlText = process.env[CONFIG_DICT_ENV];
   const name = process.env[CONFIG_PATH_ENV];
   if (!yamlText || !name) fail(`${CONFIG_DICT_ENV} and ${CONFIG_PATH_ENV} must be set; servers are started by \`ngym run\`.`);
