@@ -12,11 +12,14 @@
  * its collector (collectRollouts, what `ngym collect` runs). Where upstream fails, the count and the error are printed.
  * Environment: BENCH_ROLLOUTS (default 20000), BENCH_ROUNDS (default 3), BENCH_BURST (default 16384),
  * BENCH_SECONDS (default 10, per verify measurement), BENCH_TIMEOUT (default 3600 s, per collection),
- * BENCH_PARTS (default `collection,burst,verify,payloads`), BENCH_ENVS, BENCH_CONCURRENCY (default `256,4096`).
+ * BENCH_PARTS (default `collection,burst,verify,payloads`), BENCH_ENVS, BENCH_CONCURRENCY (default `256,4096`),
+ * BENCH_VERIFY_ENVS (default mcqa, math_with_judge, structured_outputs and instruction_following; the last only where
+ * upstream's server can run: `bash parity/setup-instruction-following.sh`).
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { SeededRandom } from 'ngym';
+import { instructionFollowing } from '../parity/environments/instruction-following.ts';
 import { mathWithJudge } from '../parity/environments/math-with-judge.ts';
 import { mcqa } from '../parity/environments/mcqa.ts';
 import { structuredOutputs } from '../parity/environments/structured-outputs.ts';
@@ -255,10 +258,17 @@ async function verifyRate(url: string, bodies: Record<string, unknown>[], second
 
 async function verify(seconds: number, rounds: number): Promise<void> {
   // math_with_judge's library path (should_use_judge false on both sides).
-  const environments = [mcqa, mathWithJudge, structuredOutputs];
+  const python = pythonSetup();
+  const wanted = process.env.BENCH_VERIFY_ENVS?.split(',');
+  const environments = [mcqa, mathWithJudge, structuredOutputs, instructionFollowing].filter((environment) => {
+    if (wanted !== undefined && !wanted.includes(environment.name)) return false;
+    const reason = environment.unavailable?.(python);
+    if (reason !== undefined) process.stdout.write(`   ${environment.name}: not compared: ${reason}\n`);
+    return reason === undefined;
+  });
   process.stdout.write(`\n3. Verify-heavy environments: the parity generators' /verify bodies (seed 1), 8 in flight, ${seconds} s per measurement, ${rounds} rounds alternating, medians\n`);
   process.stdout.write('   environment            ngym verifies/s  p99 ms   upstream verifies/s  p99 ms   ratio  failures (ngym/upstream)\n');
-  const gym = await startParityGym(environments, pythonSetup());
+  const gym = await startParityGym(environments, python);
   const stopGym = () => gym.stop();
   running.add(stopGym);
   try {
@@ -289,7 +299,6 @@ async function verify(seconds: number, rounds: number): Promise<void> {
     running.delete(stopGym);
     await gym.stop();
   }
-  process.stdout.write('   instruction_following: not compared; upstream 0.7.0\'s server cannot be installed here (its requirements are a git URL and a spaCy model download, docs/decisions/0013-python-side.md). ngym alone: `npm run bench verify-format`.\n');
 }
 
 async function payloads(): Promise<void> {

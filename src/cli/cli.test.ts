@@ -117,7 +117,7 @@ describe('ngym run', () => {
     for (const bad of ['', 'soon', true, [1]]) expect(() => spinupTimeoutMs(bad)).toThrow('server_spinup_timeout_seconds must be a number of seconds');
   });
 
-  it('gives up on a server that is not ready within server_spinup_timeout_seconds, naming the key', async () => {
+  it('gives up on a server that is not ready within server_spinup_timeout_seconds, naming the key', { timeout: 180_000 }, async () => {
     const root = projectWith(`export default defineResourcesServer({ className: 'Stuck', setup: () => new Promise(() => {}), verify: () => ({ reward: 1 }) });\n`);
     const result = await runCli(['run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}', '++server_spinup_timeout_seconds=2'], { cwd: root });
     expect(result.code).toBe(1);
