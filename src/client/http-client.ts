@@ -4,7 +4,7 @@
  * except for `retryStatuses`, which are retried with the same backoff (model servers use it for 429/5xx).
  *
  * Nothing caps concurrency: other origins get an unlimited HTTP/1.1 pool. For ngym servers (`multiplexOrigin`),
- * requests beyond `http1ConnectionsPerServer` in flight go over one cleartext HTTP/2 session instead of
+ * requests beyond `http1ConnectionsPerServer` in flight go over cleartext HTTP/2 sessions (256 each) instead of
  * more sockets, so 16k rollouts in flight need neither 16k sockets per hop nor a queue; below that, the
  * cheaper HTTP/1.1 carries everything.
  */

@@ -7,7 +7,7 @@
  *
  * A server answers HTTP/1.1 on its port, which Python clients and trainers use, and, when asked, cleartext
  * HTTP/2 on a second port (`h2c_port` in its config). ngym clients send requests beyond a pool of HTTP/1.1
- * connections over one multiplexed HTTP/2 session there, so tens of thousands of requests in flight never
+ * connections over multiplexed HTTP/2 sessions there (256 requests each), so tens of thousands in flight never
  * need tens of thousands of sockets (see src/client/http-client.ts). Each protocol has its own native
  * listener: sharing one port would mean reading the first bytes to tell them apart, and HTTP/2 would then
  * have to read through a JavaScript stream, a tenth of a server's CPU in a burst.
