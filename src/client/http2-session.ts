@@ -44,7 +44,7 @@ export class Http2Origin {
 
   /** A live connection with room for another stream, opened when none has. */
   private connection(): Connection {
-    const open = this.connections.find((candidate) => candidate.inFlight < STREAMS_PER_CONNECTION);
+    const open = this.connections.find(({ session, inFlight }) => inFlight < STREAMS_PER_CONNECTION && !session.closed && !session.destroyed);
     if (open !== undefined) return open;
     const session = connect(this.origin, {
       maxSessionMemory: HTTP2_LIMITS.maxSessionMemoryMb,
