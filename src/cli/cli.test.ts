@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,6 +155,23 @@ describe('ngym run', () => {
     const orphans = pidsOf(killed.stdout());
     await killed.stop('SIGKILL');
     expect(await eventually(() => orphans.every((pid) => !isAlive(pid)))).toBe(true);
+  });
+
+  it('a child still starting when its parent is SIGKILLed exits at once', { timeout: 120_000 }, async () => {
+    const root = projectWith(`export default defineResourcesServer({ className: 'Slow', setup: () => new Promise(() => setInterval(() => {}, 1000)), verify: () => ({ reward: 1 }) });\n`);
+    const parent = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'ngym.js'), 'run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}'], { cwd: root, stdio: 'ignore' });
+    const starting = () => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent.pid)], { encoding: 'utf8' }).split('\n').filter((line) => line.includes('child-main'));
+    const childrenOf = () => {
+      try {
+        return starting().map((line) => Number(line.trim().split(/\s+/)[0]));
+      } catch {
+        return [];
+      }
+    };
+    expect(await eventually(() => childrenOf().length === 2, 60_000)).toBe(true);
+    const children = childrenOf();
+    parent.kill('SIGKILL');
+    expect(await eventually(() => children.every((pid) => !isAlive(pid)), 30_000)).toBe(true);
   });
 
   it('an orphaned child whose close never finishes still exits, 5 s after its shutdown grace', { timeout: 60_000 }, async () => {

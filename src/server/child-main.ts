@@ -40,6 +40,10 @@ async function main(): Promise<void> {
   } catch (error) {
     fail((error as Error).message);
   }
+  // A parent that goes away while this server is still starting (even by SIGKILL) ends it at once: nothing to drain.
+  const orphaned = () => process.exit(1);
+  process.once('disconnect', orphaned);
+  if (process.send !== undefined && !process.connected) orphaned();
   const yamlText = process.env[CONFIG_DICT_ENV];
   const name = process.env[CONFIG_PATH_ENV];
   if (!yamlText || !name) fail(`${CONFIG_DICT_ENV} and ${CONFIG_PATH_ENV} must be set; servers are started by \`ngym run\`.`);
@@ -79,6 +83,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   // The parent went away (even by SIGKILL): never linger as an orphan.
+  process.off('disconnect', orphaned);
   process.on('disconnect', stop);
   process.send?.({ type: 'ngym:ready', port: hosted.bound.port } satisfies ChildMessage);
 }
