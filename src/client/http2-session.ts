@@ -35,8 +35,6 @@ interface Connection {
   inFlight: number;
 }
 
-const STREAMS_PER_CONNECTION: number = HTTP2_LIMITS.streamsPerConnection;
-
 export class Http2Origin {
   private readonly connections: Connection[] = [];
 
@@ -44,7 +42,7 @@ export class Http2Origin {
 
   /** A live connection with room for another stream, opened when none has. */
   private connection(): Connection {
-    const open = this.connections.find(({ session, inFlight }) => inFlight < STREAMS_PER_CONNECTION && !session.closed && !session.destroyed);
+    const open = this.connections.find(({ session, inFlight }) => inFlight < HTTP2_LIMITS.streamsPerConnection && !session.closed && !session.destroyed);
     if (open !== undefined) return open;
     const session = connect(this.origin, {
       maxSessionMemory: HTTP2_LIMITS.maxSessionMemoryMb,
