@@ -27,7 +27,7 @@ const TOKEN = 'replica-test-token';
 const SERVER = 'stateful_counter';
 const AGENT = 'stateful_counter_simple_agent';
 const TIMEOUT_MS = 240_000;
-/** Rollouts of the fault test's collection: long enough (100 ms per model call) that the kill lands mid-run. */
+/** Rollouts of the fault test's collection: enough that the kill lands mid-run. */
 const TASKS = 120;
 
 /** A second host as a network namespace, when this machine lets the test make one. */
@@ -76,8 +76,20 @@ const namespace = makeNamespace();
 const MODE = namespace === undefined ? 'processes on loopback' : `a network namespace (${namespace?.name}) for the second host`;
 console.log(`server replica tests: the second ngym run host is ${MODE}`);
 
+interface CounterModel {
+  url: string;
+  /** From now on, a rollout's first model call (made once its session is seeded on a replica) waits for `release`. */
+  hold(): void;
+  /** First calls waiting. */
+  parked(): number;
+  release(): void;
+  close(): Promise<void>;
+}
+
 /** The model endpoint: add the task's two numbers, read the counter, then answer; every call after `latencyMs`. */
-async function startCounterModel(latencyMs: number): Promise<{ url: string; close(): Promise<void> }> {
+async function startCounterModel(latencyMs: number): Promise<CounterModel> {
+  let holding = false;
+  const parked: (() => void)[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -88,12 +100,22 @@ async function startCounterModel(latencyMs: number): Promise<{ url: string; clos
       const step = input.filter((item) => item.type === 'function_call_output').length;
       const output = [functionCall('increment_counter', { count: first }), functionCall('increment_counter', { count: second }), functionCall('get_counter_value', {})];
       const body = JSON.stringify(modelResponse([output[step] ?? assistantMessage('Done.')]));
-      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(body), latencyMs);
+      const answer = () => setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(body), latencyMs);
+      if (holding && step === 0) parked.push(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    hold: () => {
+      holding = true;
+    },
+    parked: () => parked.length,
+    release: () => {
+      holding = false;
+      for (const answer of parked.splice(0)) answer();
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -125,7 +147,7 @@ async function startRun(args: string[], ns?: Namespace): Promise<Run> {
 }
 
 const runs: ChildProcess[] = [];
-let model: Awaited<ReturnType<typeof startCounterModel>> | undefined;
+let model: CounterModel | undefined;
 
 afterEach(async () => {
   for (const child of runs.splice(0).reverse()) {
@@ -264,8 +286,14 @@ describe(`server replicas (second host: ${MODE})`, () => {
     const work = counterTasks(TASKS);
     const collect = startCollect({ headPort: stack.headPort } as never, work, collectArgs(stack, ['+num_samples_in_parallel=12', '+max_retries=0']));
     await until('rows in hand', () => jsonlRows(work.output).length >= 6, 120_000);
+    // Every rollout in flight parks at its first model call, its session already seeded: with all 12 parked, new
+    // sessions having gone to the replicas in turn, the victim holds some of them when it dies (not by chance).
+    const counterModel = model as CounterModel;
+    counterModel.hold();
+    await until('the 12 rollouts in flight parked at their first model call', () => counterModel.parked() === 12, 120_000, () => `${counterModel.parked()} parked`);
     const before = jsonlRows(work.output).map((row) => `${row._ng_task_index}/${row._ng_rollout_index}`);
     process.kill(victim.pid as number, 'SIGKILL');
+    counterModel.release();
     // Killed while the collection runs (so rollouts were in flight on it), not after.
     expect(collect.child.exitCode).toBeNull();
     expect(before.length).toBeLessThan(TASKS / 2);
