@@ -62,6 +62,13 @@ describe('ngym CLI', () => {
     // One process per command: on a loaded 2-core machine this takes up to a minute.
   }, 180_000);
 
+  it("lists each command under its module's own name and aliases (commands load only when used)", async () => {
+    for (const entry of COMMANDS) {
+      const command = await entry.load();
+      expect([command.name, command.aliases], entry.name).toEqual([entry.name, entry.aliases]);
+    }
+  });
+
   it('answers +h=true on every ng_* alias declared in package.json', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'ngym-bin-'));
     const aliases = Object.keys(packageJson.bin).filter((name) => name.startsWith('ng_'));

@@ -6,17 +6,17 @@
 import { Command } from 'commander';
 import { NgymError } from '../errors.ts';
 import { type CliCommand, commandHelp, wantsHelp } from './command.ts';
-import { COMMANDS } from './commands/index.ts';
+import { COMMANDS, loadCommand } from './commands/index.ts';
 import { versionInfo } from './commands/version.ts';
 
-export { mainGym } from './gym/tree.ts';
 export { limitHeapGrowth } from '../util/heap-growth.ts';
 
-export function findCommand(nameOrAlias: string): CliCommand | undefined {
-  return COMMANDS.find((command) => command.name === nameOrAlias || command.aliases.includes(nameOrAlias));
+/** `gym <group> <command>`: loaded only when invoked so, like every command (see commands/index.ts). */
+export async function mainGym(argv: string[]): Promise<number> {
+  return (await import('./gym/tree.ts')).mainGym(argv);
 }
 
-export function aliasNames(): string[] {
+function aliasNames(): string[] {
   return COMMANDS.flatMap((command) => command.aliases.filter((alias) => alias.startsWith('ng_')));
 }
 
@@ -36,9 +36,10 @@ async function execute(command: CliCommand, args: string[], invokedAs: string): 
   }
 }
 
-function overview(): string {
+async function overview(): Promise<string> {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
-  const lines = COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
+  const commands = await Promise.all(COMMANDS.map((entry) => entry.load()));
+  const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
   return [
     'ngym: NeMo Gym in TypeScript. Build RL environments for LLMs, run them as servers, collect scored rollouts.',
     '',
@@ -67,11 +68,11 @@ export async function main(argv: string[]): Promise<number> {
   let exitCode = 0;
   program.action(async (name: string | undefined, args: string[]) => {
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-      const target = name === 'help' && args[0] !== undefined ? findCommand(args[0]) : undefined;
-      process.stdout.write(`${target === undefined ? overview() : commandHelp(target)}\n`);
+      const target = name === 'help' && args[0] !== undefined ? await loadCommand(args[0]) : undefined;
+      process.stdout.write(`${target === undefined ? await overview() : commandHelp(target)}\n`);
       return;
     }
-    const command = findCommand(name);
+    const command = await loadCommand(name);
     if (command === undefined) {
       const suggestion = COMMANDS.find((candidate) => candidate.name.startsWith(name.slice(0, 3)));
       process.stderr.write(`Unknown command '${name}'.${suggestion ? ` Did you mean '${suggestion.name}'?` : ''} Run \`ngym --help\` for the list.\n`);
@@ -93,10 +94,10 @@ export async function main(argv: string[]): Promise<number> {
 /** Runs an alias such as `ng_run`: the same command and arguments. */
 export async function mainForAlias(alias: string, argv: string[]): Promise<number> {
   if (alias === 'ng_help') {
-    process.stdout.write(`${overview()}\n`);
+    process.stdout.write(`${await overview()}\n`);
     return 0;
   }
-  const command = findCommand(alias);
+  const command = await loadCommand(alias);
   if (command === undefined) throw new Error(`unknown alias ${alias}`);
   return execute(command, argv, alias);
 }

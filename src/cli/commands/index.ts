@@ -1,30 +1,37 @@
-/** Every `ngym` subcommand, in the order `ngym --help` lists them. Add new commands here. */
+/**
+ * Every `ngym` subcommand, in the order `ngym --help` lists them. Add new commands here.
+ *
+ * A command's module is imported only when it runs or prints its help: `ngym run`'s head process lives as long
+ * as the gym, and importing every command (the collector, the queue client, reasoning_gym's generators, the
+ * viewer) cost it about 50 MB. The name and aliases are here so a command is found without loading the others;
+ * cli.test.ts checks them against each module.
+ */
 import type { CliCommand } from '../command.ts';
-import { clientCommand } from './client.ts';
-import { collectCommand } from './collect.ts';
-import { demoCommand } from './demo.ts';
-import { dumpConfigCommand } from './dump-config.ts';
-import { initCommand } from './init.ts';
-import { prepareDataCommand } from './prepare-data.ts';
-import { reasoningGymCommand } from './reasoning-gym.ts';
-import { runCommand } from './run.ts';
-import { testAllCommand, testCommand } from './test.ts';
-import { viewCommand } from './view.ts';
-import { versionCommand } from './version.ts';
-import { workerCommand } from './worker.ts';
 
-export const COMMANDS: CliCommand[] = [
-  demoCommand,
-  runCommand,
-  collectCommand,
-  workerCommand,
-  clientCommand,
-  initCommand,
-  testCommand,
-  testAllCommand,
-  prepareDataCommand,
-  viewCommand,
-  reasoningGymCommand,
-  dumpConfigCommand,
-  versionCommand,
+export interface CommandEntry {
+  name: string;
+  /** Upstream-style script names (`ng_run`) and old names that run this command. */
+  aliases: readonly string[];
+  load(): Promise<CliCommand>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'demo', aliases: [], load: async () => (await import('./demo.ts')).demoCommand },
+  { name: 'run', aliases: ['ng_run', 'nemo_gym_run'], load: async () => (await import('./run.ts')).runCommand },
+  { name: 'collect', aliases: ['ng_collect_rollouts', 'nemo_gym_collect_rollouts'], load: async () => (await import('./collect.ts')).collectCommand },
+  { name: 'worker', aliases: [], load: async () => (await import('./worker.ts')).workerCommand },
+  { name: 'client', aliases: [], load: async () => (await import('./client.ts')).clientCommand },
+  { name: 'init', aliases: ['ng_init_resources_server', 'nemo_gym_init_resources_server'], load: async () => (await import('./init.ts')).initCommand },
+  { name: 'test', aliases: ['ng_test', 'nemo_gym_test'], load: async () => (await import('./test.ts')).testCommand },
+  { name: 'test-all', aliases: ['ng_test_all', 'nemo_gym_test_all'], load: async () => (await import('./test.ts')).testAllCommand },
+  { name: 'prepare-data', aliases: ['ng_prepare_data', 'nemo_gym_prepare_data'], load: async () => (await import('./prepare-data.ts')).prepareDataCommand },
+  { name: 'view', aliases: ['ng_viewer', 'nemo_gym_viewer'], load: async () => (await import('./view.ts')).viewCommand },
+  { name: 'reasoning-gym', aliases: [], load: async () => (await import('./reasoning-gym.ts')).reasoningGymCommand },
+  { name: 'dump-config', aliases: ['ng_dump_config', 'nemo_gym_dump_config'], load: async () => (await import('./dump-config.ts')).dumpConfigCommand },
+  { name: 'version', aliases: ['ng_version', 'nemo_gym_version'], load: async () => (await import('./version.ts')).versionCommand },
 ];
+
+/** The command of this name or alias, loaded; undefined when there is none. */
+export async function loadCommand(nameOrAlias: string): Promise<CliCommand | undefined> {
+  return COMMANDS.find((entry) => entry.name === nameOrAlias || entry.aliases.includes(nameOrAlias))?.load();
+}

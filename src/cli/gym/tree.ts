@@ -7,18 +7,12 @@
 import { Command, CommanderError, Option } from 'commander';
 import { NgymError } from '../../errors.ts';
 import type { CliCommand } from '../command.ts';
-import { collectCommand } from '../commands/collect.ts';
-import { dumpConfigCommand } from '../commands/dump-config.ts';
-import { initCommand } from '../commands/init.ts';
-import { prepareDataCommand } from '../commands/prepare-data.ts';
-import { runCommand } from '../commands/run.ts';
-import { testAllCommand, testCommand } from '../commands/test.ts';
+import { loadCommand } from '../commands/index.ts';
 import { versionInfo } from '../commands/version.ts';
 import { COMPONENT_TYPES, type ComponentType, printCatalog } from './catalog.ts';
 import { downloadDataset, renderDataset } from './dataset.ts';
 import { serverPackages, serverStatus, testEnvironment, validateServers } from './environment.ts';
 import { aggregateRollouts, profileRollouts, reverifyRollouts } from './evaluation.ts';
-import { runEvaluation } from './evaluation-run.ts';
 import {
   boolFlag,
   CONFIG,
@@ -65,7 +59,12 @@ interface Leaf {
   run(invocation: Invocation): Promise<number>;
 }
 
-const delegate = (command: CliCommand) => (invocation: Invocation) => command.run(invocation.overrides);
+/** Runs the ngym command of this name (loaded on use, as commands/index.ts explains). */
+async function runNgym(name: string, overrides: string[]): Promise<number> {
+  return ((await loadCommand(name)) as CliCommand).run(overrides);
+}
+
+const delegate = (name: string) => (invocation: Invocation) => runNgym(name, invocation.overrides);
 
 /** Commands of upstream that depend on NVIDIA's services or on parts ngym does not have. */
 function unavailable(why: string) {
@@ -168,7 +167,7 @@ const LEAVES: Leaf[] = [
     summary: 'Validate and collate the dataset.',
     flags: [CONFIG, RESOURCES_SERVER_CONFIG, MODEL_TYPE, SEARCH_DIR, valueFlag('--mode <mode>', 'mode', 'train_preparation or example_validation.', ['train_preparation', 'example_validation']), valueFlag('--output-dir <dir>', 'output_dirpath', 'Where the collated files go.'), boolFlag('--download', 'should_download', 'Download missing datasets from Hugging Face.')],
     ngym: '`ngym prepare-data` (`ng_prepare_data`)',
-    run: delegate(prepareDataCommand),
+    run: delegate('prepare-data'),
   },
   {
     path: 'env init',
@@ -190,10 +189,10 @@ const LEAVES: Leaf[] = [
       if (refused !== undefined || (options.profile !== undefined && options.profile !== 'custom-gym-verifier')) {
         throw new NgymError('NGYM_USAGE', 'ngym scaffolds one kind of environment: `gym env init --resources-server <name>` (a custom verifier with one tool, its tests, config and example data).');
       }
-      return initCommand.run(invocation.overrides);
+      return runNgym('init', invocation.overrides);
     },
   },
-  { path: 'env resolve', summary: 'Resolve the final config from configs, flags, and overrides.', flags: [...SERVER_SELECTION, ...MODEL_FLAGS], ngym: '`ngym dump-config` (`ng_dump_config`)', run: delegate(dumpConfigCommand) },
+  { path: 'env resolve', summary: 'Resolve the final config from configs, flags, and overrides.', flags: [...SERVER_SELECTION, ...MODEL_FLAGS], ngym: '`ngym dump-config` (`ng_dump_config`)', run: delegate('dump-config') },
   {
     path: 'env validate',
     summary: 'Validate a manifest-backed workload or config without starting services.',
@@ -220,9 +219,9 @@ const LEAVES: Leaf[] = [
     flags: [ownFlag('--kind <kind>', 'environment (ngym has no benchmarks).', ['environment', 'benchmark']), ownFlag('--update-expected', 'Not supported by ngym.'), JSON_OUTPUT, RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--all', 'Test every server folder (ngym test-all).')],
     ngym: '`ngym test` (`ng_test`); with `--all` `ngym test-all`; with an environment name, `ngym test` of its resources servers',
     run: async ({ words, overrides, options }) => {
-      if (options.all === true) return testAllCommand.run(overrides);
+      if (options.all === true) return runNgym('test-all', overrides);
       if (words[0] !== undefined) return testEnvironment(words[0], overrides.filter((override) => !override.startsWith('+entrypoint=')));
-      return testCommand.run(overrides);
+      return runNgym('test', overrides);
     },
   },
   { path: 'env publish', summary: 'Run local publication checks and confirm catalog discovery.', positionals: '[name]', flags: [ownFlag('--kind <kind>', 'Workload kind.', ['environment', 'benchmark']), JSON_OUTPUT, SEARCH_DIR], ngym: 'not available: answers with an error saying why', run: unavailable("gym env publish checks an environment for NVIDIA's published catalog; ngym has no catalog to publish to. `gym env validate` and `gym env test` run the local checks.") },
@@ -233,7 +232,7 @@ const LEAVES: Leaf[] = [
     ngym: '`ngym run` (`ng_run`)',
     run: async (invocation) => {
       noBenchmarks(invocation.options);
-      return runCommand.run(invocation.overrides);
+      return runNgym('run', invocation.overrides);
     },
   },
   {
@@ -255,7 +254,7 @@ const LEAVES: Leaf[] = [
     ngym: '`ngym prepare-data` (`ng_prepare_data`)',
     run: async (invocation) => {
       noBenchmarks(invocation.options);
-      return prepareDataCommand.run(invocation.overrides);
+      return runNgym('prepare-data', invocation.overrides);
     },
   },
   {
@@ -287,7 +286,7 @@ const LEAVES: Leaf[] = [
     run: async ({ overrides, options }) => {
       noBenchmarks(options);
       if (options.promptConfig !== undefined || options.split !== undefined) throw new NgymError('NGYM_USAGE', 'gym eval run in ngym takes --input <jsonl> (render prompts first with `gym dataset render`).');
-      return options.serve === false ? collectCommand.run(overrides) : runEvaluation(overrides);
+      return options.serve === false ? runNgym('collect', overrides) : (await import('./evaluation-run.ts')).runEvaluation(overrides);
     },
   },
   {
@@ -352,7 +351,7 @@ const LEAVES: Leaf[] = [
       ownFlag('-o, --output-dir <dir>', 'Report directory.'),
       ownFlag('--report-format <format>', 'md, json or both.', ['md', 'json', 'both']),
     ], ngym: 'not available: answers with an error saying why', run: unavailable('gym eval compare is not in ngym; compare the <output>_metrics.json files of the runs.') },
-  { path: 'dev test', summary: "Run NeMo Gym's unit tests.", flags: [], ngym: '`ngym test-all` (`ng_test_all`)', run: delegate(testAllCommand) },
+  { path: 'dev test', summary: "Run NeMo Gym's unit tests.", flags: [], ngym: '`ngym test-all` (`ng_test_all`)', run: delegate('test-all') },
 ];
 
 /** The tree as (upstream command, ngym command) rows, for docs/cli.md and its test. */
