@@ -13,6 +13,7 @@ import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import { Http2Origin, type Http2Response, Http2TimeoutError } from './http2-session.ts';
 import { describeError, UpstreamError } from '../errors.ts';
 import { openFilesSoftLimit } from '../util/file-limits.ts';
+import { wholeNumberFromEnv } from '../util/env-number.ts';
 import { CookieJar } from './cookies.ts';
 
 export interface HttpClientOptions {
@@ -165,12 +166,8 @@ function dispatchRequest(
  * between 64 and 4,096.
  */
 function defaultHttp1ConnectionsPerServer(): number {
-  const configured = process.env.NGYM_HTTP1_CONNECTIONS_PER_SERVER?.trim();
-  if (configured) {
-    const value = Number(configured);
-    if (!Number.isInteger(value) || value < 0) throw new RangeError(`NGYM_HTTP1_CONNECTIONS_PER_SERVER must be a whole number >= 0, got '${configured}'.`);
-    return value;
-  }
+  const configured = wholeNumberFromEnv(process.env, 'NGYM_HTTP1_CONNECTIONS_PER_SERVER');
+  if (configured !== undefined) return configured;
   const limit = openFilesSoftLimit() ?? 16_384;
   return Math.max(64, Math.min(4096, Math.floor(limit / 16)));
 }

@@ -6,7 +6,7 @@
  * the 50 (0 leaves V8's own rule); a `--heap-growing-percent` given to Node itself wins.
  */
 import { setFlagsFromString } from 'node:v8';
-import { ConfigError } from '../errors.ts';
+import { wholeNumberFromEnv } from './env-number.ts';
 
 const ENV = 'NGYM_HEAP_GROWING_PERCENT';
 const DEFAULT_PERCENT = 50;
@@ -15,9 +15,7 @@ const FLAG = '--heap-growing-percent';
 /** Applies ngym's heap growth limit to this process; `ngym`'s commands and every server process call it first. */
 export function limitHeapGrowth(env: NodeJS.ProcessEnv = process.env, nodeArgs: readonly string[] = [...process.execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)]): number | undefined {
   if (nodeArgs.some((arg) => arg.startsWith(FLAG) || arg.startsWith('--heap_growing_percent'))) return undefined;
-  const configured = env[ENV]?.trim();
-  const percent = configured ? Number(configured) : DEFAULT_PERCENT;
-  if (!Number.isInteger(percent) || percent < 0) throw new ConfigError('NGYM_CONFIG_INVALID', `${ENV} must be a whole number >= 0 (0: V8's default growth), got '${configured}'.`);
+  const percent = wholeNumberFromEnv(env, ENV, "0: V8's default growth") ?? DEFAULT_PERCENT;
   if (percent === 0) return undefined;
   setFlagsFromString(`${FLAG}=${percent}`);
   return percent;
