@@ -69,6 +69,24 @@ describe('ngym CLI', () => {
     }
   });
 
+  it("`ngym run` loads no other command's code (its head process lives as long as the gym)", async () => {
+    // A resolve hook lists every module the CLI process loads.
+    const dir = mkdtempSync(join(tmpdir(), 'ngym-modules-'));
+    const list = join(dir, 'modules.txt');
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      "import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(process.env.NGYM_TEST_MODULES_FILE, `${result.url}\\n`);\n  return result;\n}\n",
+    );
+    writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+    const result = await runCli(['run', '--help'], { env: { NODE_OPTIONS: `--import ${join(dir, 'register.mjs')}`, NGYM_TEST_MODULES_FILE: list } });
+    expect(result.code, result.stderr).toBe(0);
+    const loaded = readFileSync(list, 'utf8');
+    expect(loaded).toContain('/src/cli/commands/run.ts');
+    for (const other of ['/src/cli/commands/collect.ts', '/src/rollouts/collect.ts', '/src/rollouts/queue/', '/src/viewer/', '/resources_servers/reasoning_gym/', '/src/cli/gym/tree.ts']) {
+      expect(loaded, other).not.toContain(other);
+    }
+  });
+
   it('answers +h=true on every ng_* alias declared in package.json', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'ngym-bin-'));
     const aliases = Object.keys(packageJson.bin).filter((name) => name.startsWith('ng_'));
