@@ -20,16 +20,15 @@ function countsOf(kind, report, exitCode) {
     const json = JSON.parse(text);
     const files = json.testResults ?? [];
     const crashed = files.filter((file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0);
-    const failures = [
-      ...crashed.map((file) => `${file.name}: ${firstLine(file.message)}`),
+    // A crashed file, then each failed test: a title and the message.
+    const failedTests = [
+      ...crashed.map((file) => ({ title: file.name, message: file.message })),
       ...files.flatMap((file) =>
-        (file.assertionResults ?? []).filter((test) => test.status === 'failed').map((test) => `${file.name} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`),
+        (file.assertionResults ?? []).filter((test) => test.status === 'failed').map((test) => ({ title: `${file.name} > ${test.fullName}`, message: test.failureMessages?.[0] })),
       ),
     ];
-    const messages = [
-      ...crashed.map((file) => `${file.name}\n${head(file.message)}`),
-      ...files.flatMap((file) => (file.assertionResults ?? []).filter((test) => test.status === 'failed').map((test) => `${file.name} > ${test.fullName}\n${head(test.failureMessages?.[0])}`)),
-    ];
+    const failures = failedTests.map(({ title, message }) => `${title}: ${firstLine(message)}`);
+    const messages = failedTests.map(({ title, message }) => `${title}\n${head(message)}`);
     return { passed: json.numPassedTests ?? 0, failed: (json.numFailedTests ?? 0) + crashed.length, skipped: json.numPendingTests ?? 0, failures, messages };
   }
   // pytest --junitxml: sum the attributes of every <testsuite>.

@@ -11,7 +11,7 @@ import { versionInfo } from './commands/version.ts';
 
 export { limitHeapGrowth } from '../util/heap-growth.ts';
 
-/** `gym <group> <command>`: loaded only when invoked so, like every command (see commands/index.ts). */
+/** `gym <group> <command>`: its tree is imported only when ngym is invoked as `gym`, as commands are (commands/index.ts). */
 export async function mainGym(argv: string[]): Promise<number> {
   return (await import('./gym/tree.ts')).mainGym(argv);
 }
