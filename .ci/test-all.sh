@@ -35,6 +35,7 @@ suite vitest npm-test npm test
 suite vitest package npm run test:package
 suite check ng-test-all node bin/ngym.js test-all
 suite check knip npm run knip
+suite check dependencies npm run depcruise
 if [ "$python_ready" = 1 ]; then
   suite pytest python-interop "${NGYM_PYTHON_VENV:-.venv}/bin/python" -m pytest -c python/pytest.ini --rootdir=python python/tests -q
 else

@@ -10,7 +10,8 @@
  * BENCH_MEMORY_ROWS (default 20000), BENCH_PARTS (default `overhead,burst,payloads,memory`).
  */
 import { join } from 'node:path';
-import { type ConfigDict, globalConfigFromDict, launch, PACKAGE_ROOT, type RunningGym } from 'ngym';
+import { type ConfigDict } from 'ngym';
+import { globalConfigFromDict, launch, PACKAGE_ROOT, type RunningGym } from 'ngym/runtime';
 import { simpleAgentConfig } from 'ngym/testing';
 import { startBaselineServer } from './lib/baseline-process.ts';
 import { format, median, runReporting, totalCpuSeconds } from './lib/measure.ts';

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { sharedHttpClient } from '../src/client/http-client.ts';
 import { sharedFixture } from '../src/testing/shared-fixtures.ts';
-import { startInProcessGym } from '../src/testing/in-process.ts';
+import { startInProcessGym } from '../src/gym/in-process.ts';
 
 const CONCURRENCY = 8;
 const DURATION_MS = 8000;

@@ -10,9 +10,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { sharedHttpClient } from '../src/client/http-client.ts';
 import type { ConfigDict } from '../src/config/tree.ts';
 import { MathVerifier } from '../src/math/index.ts';
-import { assistantMessage, scriptedModel } from '../src/testing/scripted-model.ts';
+import { assistantMessage, scriptedModel } from '../src/server/scripted-model.ts';
 import { sharedFixture } from '../src/testing/shared-fixtures.ts';
-import { type InProcessGym, startInProcessGym } from '../src/testing/in-process.ts';
+import { type InProcessGym, startInProcessGym } from '../src/gym/in-process.ts';
 import { format, percentile } from './lib/measure.ts';
 
 const CONCURRENCY = 8;

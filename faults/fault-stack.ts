@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type GymProcess, startGymProcess } from '../src/testing/cli-process.ts';
-import { assistantMessage, functionCall, modelResponse } from '../src/testing/scripted-model.ts';
+import { assistantMessage, functionCall, modelResponse } from '../src/server/scripted-model.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 
 /** What the model endpoint does with one call. */

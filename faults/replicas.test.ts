@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar } from '../src/client/cookies.ts';
 import { ServerClient } from '../src/client/server-client.ts';
-import type { ReplicaInfo } from '../src/server/replica-registry.ts';
-import { assistantMessage, functionCall, modelResponse } from '../src/testing/scripted-model.ts';
+import type { ReplicaInfo } from '../src/protocol/replicas.ts';
+import { assistantMessage, functionCall, modelResponse } from '../src/server/scripted-model.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 import { jsonlRows, startCollect, until } from './fault-stack.ts';
 

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResponseItem } from '../src/protocol/index.ts';
 import { lastUserContent } from '../src/testing/upstream-rollouts.ts';
-import { assistantMessage, functionCall, modelResponse } from '../src/testing/scripted-model.ts';
+import { assistantMessage, functionCall, modelResponse } from '../src/server/scripted-model.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 
 export interface ParityCase {

@@ -61,6 +61,7 @@ describe('the packed ngym tarball', () => {
     expect(packedFiles).toContain('dist/src/index.js');
     expect(packedFiles).toContain('dist/src/index.d.ts');
     expect(packedFiles).toContain('dist/src/testing/index.js');
+    for (const entry of ['runtime', 'metrics/index', 'data/index', 'python-compat/index']) expect(packedFiles).toContain(`dist/src/${entry}.js`);
     expect(packedFiles).toContain('dist/src/sandbox/launcher.py');
     expect(packedFiles).toContain('resources_servers/mcqa/app.ts');
     const unwanted = packedFiles.filter((path) => /\.test\.ts$|__fixtures__|^bench\/|^src\/|^python\/|^\.ci\/|^docs\/decisions\//.test(path));
@@ -75,7 +76,7 @@ describe('the packed ngym tarball', () => {
     writeFileSync(
       join(consumer, 'plain.mjs'),
       `import { defineResourcesServer, NgymError } from 'ngym';
-import { startInProcessGym, callServer } from 'ngym/testing';
+import { callServer, startInProcessGym } from 'ngym/testing';
 
 const definition = defineResourcesServer({
   className: 'PlainNodeResourcesServer',
@@ -102,6 +103,47 @@ try {
     expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!)).toEqual({ reward: 0.25, wrongTypeStatus: 422, errorClass: 'function' });
   });
 
+  it('serves every subpath to plain Node, and a name that moved still imports from ngym', () => {
+    writeFileSync(
+      join(consumer, 'subpaths.mjs'),
+      `import * as main from 'ngym';
+import { launch, loadGlobalConfig } from 'ngym/runtime';
+import { computeAggregateMetrics, passAtK } from 'ngym/metrics';
+import { prepareData } from 'ngym/data';
+import { pythonStrip } from 'ngym/python-compat';
+
+console.log(JSON.stringify({
+  runtime: [typeof launch, typeof loadGlobalConfig],
+  passAt1: passAtK(4, 2, 1),
+  profile: Object.keys(computeAggregateMetrics([{ _ng_task_index: 0, _ng_rollout_index: 0, reward: 1 }])).sort(),
+  data: typeof prepareData,
+  strip: pythonStrip('  x\\u3000'),
+  moved: main.pythonStrip === pythonStrip && main.launch === launch,
+  internal: 'RunningGym' in main,
+}));
+`,
+    );
+    const result = run(process.execPath, ['subpaths.mjs'], { cwd: consumer });
+    expect(result.code, result.output).toBe(0);
+    expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!)).toEqual({
+      runtime: ['function', 'function'],
+      passAt1: 0.5,
+      profile: ['agent_metrics', 'group_level_metrics', 'key_metrics', 'perf_summary', 'repeat_level_metrics'],
+      data: 'function',
+      strip: 'x',
+      moved: true,
+      internal: false,
+    });
+  });
+
+  it("runs a command an environment ships (reasoning_gym's, loaded by path) from the installed package", () => {
+    const result = run(NPM, ['exec', '--no', '--', 'ngym', 'reasoning-gym', 'create-dataset', '--task', 'mini_sudoku', '--size', '3', '--output', 'sudoku.jsonl'], { cwd: consumer });
+    expect(result.code, result.output).toBe(0);
+    const rows = readFileSync(join(consumer, 'sudoku.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { agent_ref: unknown });
+    expect(rows).toHaveLength(3);
+    expect(rows[0]?.agent_ref).toEqual({ type: 'responses_api_agents', name: 'reasoning_gym_simple_agent' });
+  });
+
   it('type-checks a TypeScript consumer against the installed declarations, and rejects a wrong one', () => {
     writeFileSync(
       join(consumer, 'tsconfig.json'),
@@ -110,7 +152,7 @@ try {
     writeFileSync(
       join(consumer, 'consumer.ts'),
       `import { defineResourcesServer, type Response } from 'ngym';
-import { startInProcessGym, type InProcessGym } from 'ngym/testing';
+import { type InProcessGym, startInProcessGym } from 'ngym/testing';
 
 export const server = defineResourcesServer({
   className: 'TypedResourcesServer',

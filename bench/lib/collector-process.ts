@@ -7,7 +7,7 @@ import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, writeSy
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collectRollouts, limitHeapGrowth } from 'ngym';
+import { collectRollouts, limitHeapGrowth } from 'ngym/runtime';
 import { PING_ROW as row } from './ping-row.ts';
 
 interface Options {

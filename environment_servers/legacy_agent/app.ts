@@ -4,7 +4,14 @@
  * It is what lets upstream 0.7.0's collector, which only talks to environment servers, drive ngym's agents.
  * Same instance type, keys and defaults as NeMo Gym 0.7.0's `environment_servers/legacy_agent`.
  */
-import { AgentServerRef, CookieJar, defineEnvironmentServer, ERROR_CODE_HEADER, type ServerApp, type ServerClient } from 'ngym';
+import {
+  AgentServerRef,
+  CookieJar,
+  defineEnvironmentServer,
+  ERROR_CODE_HEADER,
+  type ServerApp,
+  type ServerClient,
+} from 'ngym';
 import * as z from 'zod';
 
 /** Response headers the relay passes back; the rest describe this hop's connection and framing. */

@@ -17,7 +17,8 @@ import { type PythonSetup, pythonSetup } from '../gym.ts';
 import type { ResponseItem } from '../../src/protocol/index.ts';
 import { LIBRARY_SCRIPTS } from '../../resources_servers/reasoning_gym/library.ts';
 import { TASKS } from '../../resources_servers/reasoning_gym/tasks/index.ts';
-import { pythonJsonDumps, type SeededRandom as Random } from 'ngym';
+import { type SeededRandom as Random } from 'ngym';
+import { pythonJsonDumps } from 'ngym/python-compat';
 
 const COMPUTED = ['task_name', 'score', 'extracted_answer'];
 const ROWS_PER_TASK = 6;

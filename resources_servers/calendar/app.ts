@@ -4,7 +4,8 @@
  * answer's calendar holds exactly the expected events, without overlaps, each with its duration, inside
  * the allowed hours and honouring its constraint (grade.ts); otherwise 0.0. No tools, no session state.
  */
-import { defineResourcesServer, firstPartText, type PythonValue } from 'ngym';
+import { defineResourcesServer, firstPartText } from 'ngym';
+import { type PythonValue } from 'ngym/python-compat';
 import * as z from 'zod';
 import { gradeCalendar } from './grade.ts';
 

@@ -10,7 +10,7 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pythonJsonDumps } from 'ngym';
+import { pythonJsonDumps } from 'ngym/python-compat';
 import { assistantMessage, exampleData, scriptedModel, usage, writeExampleData } from 'ngym/testing';
 
 export const EXAMPLE_DATA = exampleData('calendar');

@@ -7,8 +7,8 @@
  */
 import {
   isPythonDict,
-  PythonError,
   pythonEquals,
+  PythonError,
   pythonInt,
   pythonJsonLoadsWithFloats,
   pythonNumber,
@@ -16,7 +16,7 @@ import {
   pythonStrip,
   pythonTypeName,
   type PythonValue,
-} from 'ngym';
+} from 'ngym/python-compat';
 
 type GradeReason = 'pass' | 'think_found' | 'no_json_list' | 'different_number_of_events' | 'conflicting_events' | 'constraint_violated' | 'error_in_grading';
 

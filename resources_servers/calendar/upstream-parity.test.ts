@@ -4,7 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstPartText, sharedHttpClient } from 'ngym';
-import { type InProcessGym, readJsonlRows, SHARED_SKIP_MESSAGE, sharedFixture, sharedFixturesAvailable, startInProcessGym } from 'ngym/testing';
+import {
+  type InProcessGym,
+  readJsonlRows,
+  SHARED_SKIP_MESSAGE,
+  sharedFixture,
+  sharedFixturesAvailable,
+  startInProcessGym,
+} from 'ngym/testing';
 import { gradeCalendar } from './grade.ts';
 
 

@@ -5,7 +5,24 @@
  * runs the same LiveCodeBench rules unsandboxed (see grade.ts).
  */
 import { inflateSync } from 'node:zlib';
-import { addAverageSampleStdDev, computePassMajorityMetrics, computeSubsetMetrics, defineResourcesServer, highestKMetrics, NgymError, pickMetrics, type ScoreFunction, pythonStrip, type Response, responseOutputText, Sandbox, sandboxConfigSchema, Semaphore } from 'ngym';
+import {
+  defineResourcesServer,
+  NgymError,
+  type Response,
+  responseOutputText,
+  Sandbox,
+  sandboxConfigSchema,
+  Semaphore,
+} from 'ngym';
+import {
+  addAverageSampleStdDev,
+  computePassMajorityMetrics,
+  computeSubsetMetrics,
+  highestKMetrics,
+  pickMetrics,
+  type ScoreFunction,
+} from 'ngym/metrics';
+import { pythonStrip } from 'ngym/python-compat';
 import * as z from 'zod';
 import { Grader, type UnitTests } from './grade.ts';
 
@@ -61,7 +78,7 @@ export function hasReasoningFormatViolation(response: Response): boolean {
   return count('<think>') > 1 || count('</think>') > 1;
 }
 
-const passedAnyTest: ScoreFunction = (rollout) => ({ accuracy: Number((rollout.reward as number) > 0) });
+const passedAnyTest: ScoreFunction = (rollout) => ({ accuracy: Number(rollout.reward > 0) });
 
 export default defineResourcesServer({
   className: 'CompCodingResourcesServer',

@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bubblewrapUnavailableReason, PACKAGE_ROOT, Sandbox } from 'ngym';
+import { bubblewrapUnavailableReason, Sandbox } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 import { type Grade, Grader, type UnitTests } from './grade.ts';
 
 const VENV_PYTHON = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'bin', 'python');

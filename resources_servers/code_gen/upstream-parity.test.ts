@@ -4,7 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bubblewrapUnavailableReason } from 'ngym';
-import { callServer, type InProcessGym, scriptedModel, SHARED_SKIP_MESSAGE, sharedFixturesAvailable, startInProcessGym, upstreamRollouts } from 'ngym/testing';
+import {
+  callServer,
+  type InProcessGym,
+  scriptedModel,
+  SHARED_SKIP_MESSAGE,
+  sharedFixturesAvailable,
+  startInProcessGym,
+  upstreamRollouts,
+} from 'ngym/testing';
 
 const sandboxMissing = bubblewrapUnavailableReason();
 const skip = !sharedFixturesAvailable() ? SHARED_SKIP_MESSAGE : sandboxMissing;

@@ -7,7 +7,16 @@
  * `required_information` appears in the policy's messages). `/goal_status` answers the same check while the
  * episode runs, so the agent can end it once the goal is met (its `goal_check_path`).
  */
-import { assistantMessages, defineResourcesServer, messageTexts, readJsonBody, type ResponseItem, SessionStore, sessionIdOf, validateBody } from 'ngym';
+import {
+  assistantMessages,
+  defineResourcesServer,
+  messageTexts,
+  readJsonBody,
+  type ResponseItem,
+  sessionIdOf,
+  SessionStore,
+  validateBody,
+} from 'ngym';
 import * as z from 'zod';
 import { type Database, initialDatabase } from './database.ts';
 

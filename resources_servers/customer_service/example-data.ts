@@ -12,8 +12,17 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMessage, messageTexts, PACKAGE_ROOT, type Response, type ResponseItem } from 'ngym';
-import { assistantMessage, callServer, functionCall, modelResponse, scriptedModel, startInProcessGym, usage } from 'ngym/testing';
+import { isMessage, messageTexts, type Response, type ResponseItem } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
+import {
+  assistantMessage,
+  callServer,
+  functionCall,
+  modelResponse,
+  scriptedModel,
+  startInProcessGym,
+  usage,
+} from 'ngym/testing';
 import definition from './app.ts';
 
 const DATA = join(PACKAGE_ROOT, 'resources_servers', 'customer_service', 'data');

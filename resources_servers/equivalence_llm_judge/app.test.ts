@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODE_HEADER, type Response, sharedHttpClient } from 'ngym';
-import { assistantMessage, type InProcessGym, modelResponse, type ScriptedModel, scriptedModel, startFakeEndpoint, startInProcessGym } from 'ngym/testing';
+import {
+  assistantMessage,
+  type InProcessGym,
+  modelResponse,
+  type ScriptedModel,
+  scriptedModel,
+  startFakeEndpoint,
+  startInProcessGym,
+} from 'ngym/testing';
 
 const http = sharedHttpClient();
 const CONFIG = '+config_paths=[resources_servers/equivalence_llm_judge/configs/equivalence_llm_judge.yaml]';

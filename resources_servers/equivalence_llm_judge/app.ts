@@ -10,23 +10,25 @@ import {
   assistantMessages,
   ConfigError,
   defineResourcesServer,
-  type JudgeEvaluation,
+  isMessage,
   judgeConfigShape,
+  type JudgeEvaluation,
   type JudgeMessage,
   LlmJudge,
-  isMessage,
   type Logger,
   messageTexts,
-  PythonRegex,
-  PythonRegexError,
-  pythonFloatRepr,
-  pythonLength,
-  pythonStrip,
-  pythonTruthy,
   type Response,
   type ResponseCreateParams,
   type VerdictLabels,
 } from 'ngym';
+import {
+  pythonFloatRepr,
+  pythonLength,
+  PythonRegex,
+  PythonRegexError,
+  pythonStrip,
+  pythonTruthy,
+} from 'ngym/python-compat';
 import * as z from 'zod';
 import { loadJudgePrompt } from './judge-prompt.ts';
 import { JUDGEMENT_PARSING_ISSUE_RATE, judgementParsingMetrics } from './parsing-metrics.ts';

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, PromptTemplate, pythonStrip } from 'ngym';
+import { ConfigError, PromptTemplate } from 'ngym';
+import { pythonStrip } from 'ngym/python-compat';
 
 /** Used when neither key is set, as 0.7.0's class default. */
 export const DEFAULT_TEMPLATE_FPATH = 'prompt_templates/equivalence_llm_judge.txt';

@@ -3,7 +3,8 @@
  * once, whatever number of judge calls it made: it has an issue when any of its evaluations has one, and each
  * kind of issue counts once per rollout. Rollouts without a readable evaluation are left out of the rates.
  */
-import { isPythonDict, type VerdictLabels } from 'ngym';
+import { type VerdictLabels } from 'ngym';
+import { isPythonDict } from 'ngym/python-compat';
 import { parseReplyText } from './verdict.ts';
 
 type Json = Record<string, unknown>;

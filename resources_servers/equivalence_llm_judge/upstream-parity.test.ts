@@ -7,7 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordedJudge } from 'ngym';
-import { callServer, type InProcessGym, SHARED_SKIP_MESSAGE, sharedFixturesAvailable, startInProcessGym, upstreamRollouts } from 'ngym/testing';
+import {
+  callServer,
+  type InProcessGym,
+  SHARED_SKIP_MESSAGE,
+  sharedFixturesAvailable,
+  startInProcessGym,
+  upstreamRollouts,
+} from 'ngym/testing';
 
 const key = (name: string, value: string) => `++equivalence_llm_judge.resources_servers.equivalence_llm_judge.${name}=${value}`;
 const FIXTURES = [

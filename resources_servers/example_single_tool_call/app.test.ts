@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT, sharedHttpClient } from 'ngym';
+import { sharedHttpClient } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 import { type InProcessGym, startInProcessGym } from 'ngym/testing';
 import definition from './app.ts';
 

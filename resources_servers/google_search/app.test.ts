@@ -8,7 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ResponseItem, sharedHttpClient } from 'ngym';
-import { assistantMessage, functionCall, type InProcessGym, modelResponse, readJsonlRows, SHARED_SKIP_MESSAGE, sharedFixture, sharedFixturesAvailable, startInProcessGym } from 'ngym/testing';
+import {
+  assistantMessage,
+  functionCall,
+  type InProcessGym,
+  modelResponse,
+  readJsonlRows,
+  SHARED_SKIP_MESSAGE,
+  sharedFixture,
+  sharedFixturesAvailable,
+  startInProcessGym,
+} from 'ngym/testing';
 import definition from './app.ts';
 
 const http = sharedHttpClient();

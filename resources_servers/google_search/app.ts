@@ -9,7 +9,8 @@
  * instead of being scored: the model could not search, so its reward says nothing about it.
  */
 import { fileURLToPath } from 'node:url';
-import { ConfigError, describeError, defineResourcesServer, NgymError, pythonJsonDumps, SessionStore } from 'ngym';
+import { ConfigError, defineResourcesServer, describeError, NgymError, SessionStore } from 'ngym';
+import { pythonJsonDumps } from 'ngym/python-compat';
 import * as z from 'zod';
 import { parsedOption } from './boxed-option.ts';
 import { QueryRefusedError, type SearchBackend } from './search/backend.ts';

@@ -5,7 +5,8 @@
  * and the first `\boxed{...}` in that text (up to the first `}`) is the parsed option. Because the text is a
  * repr, backslashes inside the box are doubled: `\boxed{\text{B}}` parses as `\\text{B`, as upstream recorded.
  */
-import { isMessage, pythonRepr, pythonStringRepr, type ResponseItem } from 'ngym';
+import { isMessage, type ResponseItem } from 'ngym';
+import { pythonRepr, pythonStringRepr } from 'ngym/python-compat';
 
 // `[^\n]` is Python's `.`: JavaScript's also stops at \r and the Unicode line separators.
 const BOXED = /\\boxed\{([^\n]*?)\}/;

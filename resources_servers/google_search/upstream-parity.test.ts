@@ -4,7 +4,14 @@
  * Rollouts drop expected_answer, so each is joined back to its example row by its question.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callServer, type InProcessGym, SHARED_SKIP_MESSAGE, sharedFixturesAvailable, startInProcessGym, upstreamRollouts } from 'ngym/testing';
+import {
+  callServer,
+  type InProcessGym,
+  SHARED_SKIP_MESSAGE,
+  sharedFixturesAvailable,
+  startInProcessGym,
+  upstreamRollouts,
+} from 'ngym/testing';
 
 describe.skipIf(!sharedFixturesAvailable())('google_search: upstream parity', () => {
   let gym: InProcessGym;

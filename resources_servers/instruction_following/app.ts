@@ -5,7 +5,8 @@
  * assistant text against every one. Reward: 1.0 when all are followed (`grading_mode: binary`, the default) or
  * the share followed (`fraction`).
  */
-import { defineResourcesServer, firstPartText, isPythonDict, pythonTruthy, VerifyWorkerPool, verifyWorkersConfigShape } from 'ngym';
+import { defineResourcesServer, firstPartText, VerifyWorkerPool, verifyWorkersConfigShape } from 'ngym';
+import { isPythonDict, pythonTruthy } from 'ngym/python-compat';
 import * as z from 'zod';
 import type { InstructionResult } from './instructions.ts';
 import type { VerifyTask } from './verify-worker.ts';

@@ -20,7 +20,7 @@ import {
   pythonSlice,
   pythonSplit,
   pythonStrip,
-} from 'ngym';
+} from 'ngym/python-compat';
 import { languageDetector, NoFeaturesError } from './language/language-detect.ts';
 import { countSentences } from './text/punkt.ts';
 import { firstChar, replaceAll } from './text/python-text.ts';

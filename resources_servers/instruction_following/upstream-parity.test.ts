@@ -4,7 +4,14 @@
  * example data by prompt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callServer, type InProcessGym, SHARED_SKIP_MESSAGE, sharedFixturesAvailable, startInProcessGym, upstreamRollouts } from 'ngym/testing';
+import {
+  callServer,
+  type InProcessGym,
+  SHARED_SKIP_MESSAGE,
+  sharedFixturesAvailable,
+  startInProcessGym,
+  upstreamRollouts,
+} from 'ngym/testing';
 
 describe.skipIf(!sharedFixturesAvailable())('instruction_following: upstream recorded rollouts', () => {
   let gym: InProcessGym;

@@ -4,7 +4,8 @@
  * and is rewarded 1.0 only when every ground-truth value appears, exactly, among the tool results of its
  * trajectory. Tools are one catch-all route, as upstream: `POST /<tool>` with `{a?, b?, radians?, base?}`.
  */
-import { defineResourcesServer, parsePythonFloat, readJsonBody, type ResponseItem } from 'ngym';
+import { defineResourcesServer, readJsonBody, type ResponseItem } from 'ngym';
+import { parsePythonFloat } from 'ngym/python-compat';
 import * as z from 'zod';
 import { runCalculatorTool } from './calculator.ts';
 

@@ -5,7 +5,8 @@
  * float as pydantic does, argument mistakes raise Python's TypeError texts, maths errors Python's
  * exceptions, and a result prints as a Python float.
  */
-import { type FunctionToolDefinition, parsePythonFloat, pyFloat, pythonFloatRepr, pythonJsonDumps, RequestValidationError, type ValidationDetail } from 'ngym';
+import { type FunctionToolDefinition, RequestValidationError, type ValidationDetail } from 'ngym';
+import { parsePythonFloat, pyFloat, pythonFloatRepr, pythonJsonDumps } from 'ngym/python-compat';
 import { type ComplexNumber, PythonMathError, pyCos, pyLog, pyPow, pySin } from './python-math.ts';
 
 /** The fields of upstream's request model, in declaration order (the order Python binds them). */

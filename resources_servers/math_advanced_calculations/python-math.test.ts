@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pythonFloatRepr } from 'ngym';
+import { pythonFloatRepr } from 'ngym/python-compat';
 import { pyCos, pyLog, pyPow, pySin } from './python-math.ts';
 
 /**

@@ -12,16 +12,14 @@ import {
   JsonLineProcess,
   MathVerifier,
   outputText,
-  parsePythonFloat,
-  pythonSplit,
-  pythonStrip,
   type ResponseItem,
   Sandbox,
   sandboxConfigSchema,
   SandboxError,
-  SessionStore,
   sessionIdOf,
+  SessionStore,
 } from 'ngym';
+import { parsePythonFloat, pythonSplit, pythonStrip } from 'ngym/python-compat';
 import * as z from 'zod';
 
 const WORKER = readFileSync(new URL('./worker.py', import.meta.url), 'utf8');

@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bubblewrapUnavailableReason, CookieJar, PACKAGE_ROOT, sharedHttpClient } from 'ngym';
+import { bubblewrapUnavailableReason, CookieJar, sharedHttpClient } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 import { type InProcessGym, startInProcessGym } from 'ngym/testing';
 import { answersMatch, extractBoxedAnswer } from './app.ts';
 

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ConfigDict, ERROR_CODE_HEADER, sharedHttpClient } from 'ngym';
-import { assistantMessage, type InProcessGym, modelResponse, type ScriptedModel, scriptedModel, startFakeEndpoint, startInProcessGym } from 'ngym/testing';
+import {
+  assistantMessage,
+  type InProcessGym,
+  modelResponse,
+  type ScriptedModel,
+  scriptedModel,
+  startFakeEndpoint,
+  startInProcessGym,
+} from 'ngym/testing';
 import { JUDGE_SYSTEM_MESSAGE } from './app.ts';
 
 const http = sharedHttpClient();

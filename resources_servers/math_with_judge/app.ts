@@ -4,7 +4,19 @@
  * extraction, LaTeX normalization, symbolic and numeric comparison on worker threads with a time limit) decides first; when it finds no match and `should_use_judge` is set, an LLM judge
  * compares the expected answer with the whole generation in both orders, and both must say "equal".
  */
-import { computePassMajorityMetrics, defineResourcesServer, DEFAULT_MATH_TIMEOUT_SECONDS, highestKMetrics, lastBoxedContent, pickMetrics, judgeConfigShape, LlmJudge, MathVerifier, parseVerdict, PromptTemplate, type JudgeEvaluation, responseOutputText } from 'ngym';
+import {
+  DEFAULT_MATH_TIMEOUT_SECONDS,
+  defineResourcesServer,
+  judgeConfigShape,
+  type JudgeEvaluation,
+  lastBoxedContent,
+  LlmJudge,
+  MathVerifier,
+  parseVerdict,
+  PromptTemplate,
+  responseOutputText,
+} from 'ngym';
+import { computePassMajorityMetrics, highestKMetrics, pickMetrics } from 'ngym/metrics';
 import * as z from 'zod';
 
 // Upstream's judge prompt (data carried over verbatim, including the two spaces after "1." and "2.").
@@ -39,22 +51,6 @@ export default defineResourcesServer({
   }),
   close: (state) => state.math.close(),
   verifyRequest: z.looseObject({ question: z.string(), expected_answer: z.string() }),
-  // Upstream 0.7.0's run metrics: pass@k and friends of the library's and the judge's verdicts.
-  computeMetrics: (tasks) =>
-    computePassMajorityMetrics(
-      tasks,
-      (rollout) => ({
-        ...('library_reward' in rollout ? { symbolic_accuracy: rollout.library_reward as number } : {}),
-        ...(rollout.judge_evaluations !== null && rollout.judge_evaluations !== undefined ? { judge_accuracy: rollout.reward as number } : {}),
-      }),
-      'extracted_answer',
-    ).metrics,
-  getKeyMetrics: (metrics) => ({
-    ...pickMetrics(metrics, ['mean/input_tokens', 'mean/output_tokens']),
-    ...highestKMetrics(metrics, 'pass@1[avg-of-{k}]'),
-    ...highestKMetrics(metrics, 'pass@{k}', { excludeNames: ['no_answer'] }),
-    ...highestKMetrics(metrics, 'majority@{k}', { excludeNames: ['no_answer'] }),
-  }),
   verify: async (request, { config, state, logger }) => {
     const question = request.question;
     const expected = request.expected_answer;
@@ -82,4 +78,21 @@ export default defineResourcesServer({
     const equal = (await ask(expected, boxed)) && (await ask(boxed, expected));
     return { ...result, reward: equal ? 1.0 : 0.0, judge_evaluations: evaluations };
   },
+  // Upstream 0.7.0's run metrics: pass@k and friends of the library's and the judge's verdicts. Written after
+  // `verify`, so that TypeScript types the rollouts as `verify` returns them.
+  computeMetrics: (tasks) =>
+    computePassMajorityMetrics(
+      tasks,
+      (rollout) => ({
+        ...('library_reward' in rollout ? { symbolic_accuracy: rollout.library_reward } : {}),
+        ...(rollout.judge_evaluations !== null && rollout.judge_evaluations !== undefined ? { judge_accuracy: rollout.reward } : {}),
+      }),
+      'extracted_answer',
+    ).metrics,
+  getKeyMetrics: (metrics) => ({
+    ...pickMetrics(metrics, ['mean/input_tokens', 'mean/output_tokens']),
+    ...highestKMetrics(metrics, 'pass@1[avg-of-{k}]'),
+    ...highestKMetrics(metrics, 'pass@{k}', { excludeNames: ['no_answer'] }),
+    ...highestKMetrics(metrics, 'majority@{k}', { excludeNames: ['no_answer'] }),
+  }),
 });

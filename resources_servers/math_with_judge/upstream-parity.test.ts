@@ -6,7 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastBoxedContent, recordedJudge, responseOutputText } from 'ngym';
-import { callServer, type InProcessGym, scriptedModel, SHARED_SKIP_MESSAGE, sharedFixturesAvailable, startInProcessGym, upstreamRollouts } from 'ngym/testing';
+import {
+  callServer,
+  type InProcessGym,
+  scriptedModel,
+  SHARED_SKIP_MESSAGE,
+  sharedFixturesAvailable,
+  startInProcessGym,
+  upstreamRollouts,
+} from 'ngym/testing';
 
 describe.skipIf(!sharedFixturesAvailable())('math_with_judge: upstream parity', () => {
   const recordings = sharedFixturesAvailable() ? upstreamRollouts('math_with_judge') : [];

@@ -4,7 +4,9 @@
  * (`template_metadata.output_regex`, Python syntax, one pattern or a list), else by the grading mode: the server
  * config's `grading_mode` when set, else the row's. Reward is 1.0 when that letter is the expected one.
  */
-import { computePassMajorityMetrics, defineResourcesServer, highestKMetrics, pythonStrip, responseOutputText } from 'ngym';
+import { defineResourcesServer, responseOutputText } from 'ngym';
+import { computePassMajorityMetrics, highestKMetrics } from 'ngym/metrics';
+import { pythonStrip } from 'ngym/python-compat';
 import * as z from 'zod';
 import { CONFIG_GRADING_MODES, extractLetter, ROW_GRADING_MODES } from './extract.ts';
 

@@ -3,7 +3,16 @@
  * "Reward"). Every pattern is upstream's, in Python syntax, run through PythonRegex so `\s`, `\b`, `$` and
  * case folding behave as Python's `re` does.
  */
-import { NgymError, PythonRegex, PythonRegexError, pythonIsAlpha, pythonLength, pythonTruthy, pythonSplit, pythonStrip } from 'ngym';
+import { NgymError } from 'ngym';
+import {
+  pythonIsAlpha,
+  pythonLength,
+  PythonRegex,
+  PythonRegexError,
+  pythonSplit,
+  pythonStrip,
+  pythonTruthy,
+} from 'ngym/python-compat';
 
 /** The modes a row may name. */
 export const ROW_GRADING_MODES = ['strict_single_letter_boxed', 'lenient_boxed', 'lenient_answer_colon'] as const;

@@ -9,7 +9,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Response, responseOutputText } from 'ngym';
-import { callServer, type InProcessGym, SHARED_SKIP_MESSAGE, sharedFixturesAvailable, startInProcessGym, upstreamRollouts } from 'ngym/testing';
+import {
+  callServer,
+  type InProcessGym,
+  SHARED_SKIP_MESSAGE,
+  sharedFixturesAvailable,
+  startInProcessGym,
+  upstreamRollouts,
+} from 'ngym/testing';
 
 describe.skipIf(!sharedFixturesAvailable())('mcqa: upstream parity', () => {
   let gym: InProcessGym;

@@ -3,7 +3,8 @@
  * the last `<answer>...</answer>` (one whitespace trimmed inside each tag, then stripped), else the first
  * `\boxed{...}` group (stripped), else the whole text stripped.
  */
-import { PYTHON_WHITESPACE, pythonStrip, type Response } from 'ngym';
+import { type Response } from 'ngym';
+import { PYTHON_WHITESPACE, pythonStrip } from 'ngym/python-compat';
 
 const ANSWER_TAG = new RegExp(`<answer>[${PYTHON_WHITESPACE}]?([\\s\\S]*?)[${PYTHON_WHITESPACE}]?</answer>`, 'gu');
 const BOXED = /\\boxed\{([^}]+)\}/u;

@@ -8,7 +8,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT, sharedHttpClient } from 'ngym';
+import { sharedHttpClient } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 import { assistantMessage, type InProcessGym, modelResponse, startInProcessGym } from 'ngym/testing';
 import { LIBRARY_SCRIPTS } from './library.ts';
 

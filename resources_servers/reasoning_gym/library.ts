@@ -11,7 +11,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { NgymError, PACKAGE_ROOT } from 'ngym';
+import { NgymError } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 
 export const LIBRARY_SCRIPTS = fileURLToPath(new URL('./scripts/', import.meta.url));
 

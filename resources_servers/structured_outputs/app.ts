@@ -4,7 +4,8 @@
  * tool call's arguments; content is not graded. Reward 1.0 when the answer parses and validates against the
  * row's schema made strict (every listed property required, no others), else 0.0. Upstream NeMo Gym 0.7.0's rules.
  */
-import { defineResourcesServer, pythonStr, pythonTruthy, responseOutputText, VerifyWorkerPool, verifyWorkersConfigShape } from 'ngym';
+import { defineResourcesServer, responseOutputText, VerifyWorkerPool, verifyWorkersConfigShape } from 'ngym';
+import { pythonStr, pythonTruthy } from 'ngym/python-compat';
 import * as z from 'zod';
 import { SCHEMA_TYPES } from './formats.ts';
 import type { SchemaCheck } from './schema-validation.ts';

@@ -5,7 +5,7 @@
  * `true`/`1`/`false`/`0` boolean; a schema of the wrong shape raises as Python's `dict.get` would (the caller
  * turns that into `validation_error`, as upstream).
  */
-import { parsePythonFloat, pythonInt } from 'ngym';
+import { parsePythonFloat, pythonInt } from 'ngym/python-compat';
 
 type Json = Record<string, unknown>;
 const isDict = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);

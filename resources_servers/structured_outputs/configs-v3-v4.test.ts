@@ -7,8 +7,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectRollouts, PACKAGE_ROOT, type ResponseItem } from 'ngym';
-import { assistantMessage, functionCall, type InProcessGym, readJsonlRows, scriptedModel, startInProcessGym } from 'ngym/testing';
+import { type ResponseItem } from 'ngym';
+import { collectRollouts, PACKAGE_ROOT } from 'ngym/runtime';
+import {
+  assistantMessage,
+  functionCall,
+  type InProcessGym,
+  readJsonlRows,
+  scriptedModel,
+  startInProcessGym,
+} from 'ngym/testing';
 
 const data = (file: string) => join(PACKAGE_ROOT, 'resources_servers/structured_outputs/data', file);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadGlobalConfig, PACKAGE_ROOT } from 'ngym';
+import { loadGlobalConfig, PACKAGE_ROOT } from 'ngym/runtime';
 
 // Both format environments' configs compose with a policy model and keep upstream's instance names.
 describe.each([

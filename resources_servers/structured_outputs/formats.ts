@@ -16,7 +16,7 @@
 import { SaxesParser } from 'saxes';
 import { parse as parseToml, TomlDate } from 'smol-toml';
 import { parseDocument, type ScalarTag } from 'yaml';
-import { pythonJsonLoads, pythonStrip } from 'ngym';
+import { pythonJsonLoads, pythonStrip } from 'ngym/python-compat';
 
 export const SCHEMA_TYPES = ['json', 'yaml', 'xml', 'toml', 'csv'] as const;
 export type SchemaType = (typeof SCHEMA_TYPES)[number];

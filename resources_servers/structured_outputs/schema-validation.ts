@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { pythonJsonLoads, PythonRegex } from 'ngym';
+import { pythonJsonLoads, PythonRegex } from 'ngym/python-compat';
 import { coerceCsv, coerceXml } from './coerce.ts';
 import { parseContent, type SchemaType } from './formats.ts';
 

@@ -3,7 +3,8 @@
  * one function call, optionally of a named tool (`tool_name`) and under one key of them (`tool_payload_key`,
  * for schemas wrapped in an envelope). Each way of not giving that payload has its own `error_type`.
  */
-import { pythonJsonLoads, type ResponseItem } from 'ngym';
+import { type ResponseItem } from 'ngym';
+import { pythonJsonLoads } from 'ngym/python-compat';
 import { failure, type SchemaCheck } from './schema-validation.ts';
 
 export type ToolCallErrorType = 'api_error' | 'missing_tool_call' | 'multiple_tool_calls' | 'wrong_tool_name' | 'tool_arguments_parse_error' | 'missing_tool_payload_key';

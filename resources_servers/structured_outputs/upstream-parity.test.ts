@@ -3,7 +3,14 @@
  * reward. Rollouts do not carry the schema; they are joined to the example rows by their last user message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callServer, type InProcessGym, SHARED_SKIP_MESSAGE, sharedFixturesAvailable, startInProcessGym, upstreamRollouts } from 'ngym/testing';
+import {
+  callServer,
+  type InProcessGym,
+  SHARED_SKIP_MESSAGE,
+  sharedFixturesAvailable,
+  startInProcessGym,
+  upstreamRollouts,
+} from 'ngym/testing';
 
 describe.skipIf(!sharedFixturesAvailable())('structured_outputs: upstream recorded rollouts', () => {
   let gym: InProcessGym;

@@ -12,16 +12,18 @@
 import {
   defineResourcesServer,
   type FunctionCallItem,
-  isPythonDict,
   NgymError,
+  RequestValidationError,
+  sessionIdOf,
+  SessionStore,
+} from 'ngym';
+import {
+  isPythonDict,
   PythonError,
   pythonJsonLoadsWithFloats,
-  type PythonValue,
   pythonStringRepr,
-  RequestValidationError,
-  SessionStore,
-  sessionIdOf,
-} from 'ngym';
+  type PythonValue,
+} from 'ngym/python-compat';
 import * as z from 'zod';
 import { freshOffice, loadOfficeDatabase, type Office, resolveDatabaseDir } from './database/office.ts';
 import { fastApiJson } from './fastapi-json.ts';

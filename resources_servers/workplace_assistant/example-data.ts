@@ -9,7 +9,7 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pythonJsonDumps } from 'ngym';
+import { pythonJsonDumps } from 'ngym/python-compat';
 import { assistantMessage, exampleData, functionCall, scriptedModel, usage, writeExampleData } from 'ngym/testing';
 import definition from './app.ts';
 

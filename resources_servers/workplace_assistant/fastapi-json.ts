@@ -3,7 +3,7 @@
  * kept, Python float repr (`4.0`), and NaN/Infinity as null (pydantic's JSON mode). The model reads these
  * bytes, and recorded rollouts replay only if they are identical.
  */
-import { pythonJsonDumps, type PythonValue } from 'ngym';
+import { pythonJsonDumps, type PythonValue } from 'ngym/python-compat';
 
 const SEPARATOR_OR_NON_FINITE = /"(?:[^"\\]|\\.)*"|, |: |-?Infinity|NaN/g;
 

@@ -2,7 +2,7 @@
  * For the environment's tests and benchmark: a gym hosting the workplace_assistant server alone, and a
  * session that talks to it over HTTP as an agent does (seed_session, then tools with its cookie).
  */
-import { CookieJar, type ConfigDict, sharedHttpClient } from 'ngym';
+import { type ConfigDict, CookieJar, sharedHttpClient } from 'ngym';
 import { type InProcessGym, startInProcessGym } from 'ngym/testing';
 
 const INSTANCE = 'workplace_assistant';

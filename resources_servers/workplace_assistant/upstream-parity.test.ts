@@ -4,7 +4,13 @@
  * upstream's example tasks reward 1 for their ground-truth calls and 0 when the calls are altered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type InProcessGym, readJsonlRows, SHARED_SKIP_MESSAGE, sharedFixture, sharedFixturesAvailable } from 'ngym/testing';
+import {
+  type InProcessGym,
+  readJsonlRows,
+  SHARED_SKIP_MESSAGE,
+  sharedFixture,
+  sharedFixturesAvailable,
+} from 'ngym/testing';
 import definition from './app.ts';
 import { startWorkplaceGym, verifyBody, WorkplaceSession } from './test-helpers.ts';
 

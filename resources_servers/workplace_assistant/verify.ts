@@ -4,7 +4,7 @@
  * after lowercasing: same columns in order, same row labels, equal cells with NaN equal to NaN/None.
  * Session state plays no part: read-only and failed calls change nothing, so only the end state counts.
  */
-import { isPythonDict, PythonError, pythonEquals, pythonJsonLoadsWithFloats } from 'ngym';
+import { isPythonDict, pythonEquals, PythonError, pythonJsonLoadsWithFloats } from 'ngym/python-compat';
 import { COMPARED_TABLES, freshOffice, type Office, type OfficeDatabase } from './database/office.ts';
 import type { Cell, Table } from './database/table.ts';
 import { OFFICE_TOOLS_BY_NAME } from './tools/index.ts';

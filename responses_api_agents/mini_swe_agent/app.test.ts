@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bubblewrapUnavailableReason, type ResponseItem, sharedHttpClient } from 'ngym';
-import { assistantMessage, type InProcessGym, readJsonlRows, scriptedModel, startInProcessGym, usage } from 'ngym/testing';
+import {
+  assistantMessage,
+  type InProcessGym,
+  readJsonlRows,
+  scriptedModel,
+  startInProcessGym,
+  usage,
+} from 'ngym/testing';
 import { imageName } from './app.ts';
 import { EXAMPLE_DATA, REPOS_DIR } from './example-data.ts';
 

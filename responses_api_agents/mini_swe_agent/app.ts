@@ -22,9 +22,6 @@ import {
   ModelServerRef,
   NgymError,
   normalizeInput,
-  pythonLstrip,
-  pythonSplitlines,
-  pythonStrip,
   raiseForStatus,
   RawJson,
   type RequestContext,
@@ -43,6 +40,7 @@ import {
   sumUsage,
   validateBody,
 } from 'ngym';
+import { pythonLstrip, pythonSplitlines, pythonStrip } from 'ngym/python-compat';
 import * as z from 'zod';
 import { evalReport, evalScript, type Instance, type InstanceReport, isResolved, testList } from './evaluation.ts';
 import { DEFAULT_TEMPLATES_PATH, loadTemplates, observation, render, type Templates } from './templates.ts';

@@ -4,7 +4,7 @@
  * again; the log between the markers is parsed into test statuses (pytest's `-rA` summary lines), and the
  * report says which FAIL_TO_PASS and PASS_TO_PASS tests passed. `resolved` when all of them did.
  */
-import { pythonSplit } from 'ngym';
+import { pythonSplit } from 'ngym/python-compat';
 
 export const START_TEST_OUTPUT = '>>>>> Start Test Output';
 export const END_TEST_OUTPUT = '>>>>> End Test Output';

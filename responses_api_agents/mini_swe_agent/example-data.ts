@@ -14,7 +14,7 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PACKAGE_ROOT } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 import { assistantMessage, type ExampleData, scriptedModel, usage, writeExampleData } from 'ngym/testing';
 import { COMMIT_IDENTITY } from './app.ts';
 

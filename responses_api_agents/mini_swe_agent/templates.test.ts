@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 import { loadTemplates, observation, render } from './templates.ts';
 
 const VENV_PYTHON = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'bin', 'python');

@@ -3,7 +3,8 @@
  * observation of each command, rendered as upstream's Jinja templates render them.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError, pythonLength, pythonSlice } from 'ngym';
+import { ConfigError } from 'ngym';
+import { pythonLength, pythonSlice } from 'ngym/python-compat';
 import * as z from 'zod';
 import { parse } from 'yaml';
 

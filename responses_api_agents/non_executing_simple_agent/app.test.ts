@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sharedHttpClient } from 'ngym';
-import { assistantMessage, functionCall, type InProcessGym, type ScriptedModel, scriptedModel, startInProcessGym, usage } from 'ngym/testing';
+import {
+  assistantMessage,
+  functionCall,
+  type InProcessGym,
+  type ScriptedModel,
+  scriptedModel,
+  startInProcessGym,
+  usage,
+} from 'ngym/testing';
 
 const AGENT = 'non_executing_simple_agent';
 const http = sharedHttpClient();

@@ -4,11 +4,16 @@
  * it came: tool calls are neither run nor parsed, and no tool output is appended. `/run` seeds the environment,
  * makes that call and returns the environment's verify response, as simple_agent's `/run`.
  */
-import { defineAgent, ModelServerRef, ResourcesServerRef } from 'ngym';
-import { runRollout } from '../simple_agent/rollout.ts';
-import { relayAggregateMetrics, respond } from '../simple_agent/tool-loop.ts';
+import {
+  defineAgent,
+  ModelServerRef,
+  relayAggregateMetrics,
+  ResourcesServerRef,
+  respondWithTools,
+  runAgentRollout,
+} from 'ngym';
 
-const respondOnce: typeof respond = (params, context) => respond(params, context, { executeToolCalls: false });
+const respondOnce: typeof respondWithTools = (params, context) => respondWithTools(params, context, { executeToolCalls: false });
 
 export default defineAgent({
   className: 'NonExecutingSimpleAgent',
@@ -17,6 +22,6 @@ export default defineAgent({
     model_server: ModelServerRef,
   },
   responses: respondOnce,
-  run: (row, context) => runRollout(row, context, respondOnce),
+  run: (row, context) => runAgentRollout(row, context, respondOnce),
   routes: (app, { client, config }) => relayAggregateMetrics(app, client, config.resources_server.name),
 });

@@ -1,8 +1,23 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ConfigDict, defineModelServer, defineResourcesServer, ERROR_CODE_HEADER, NgymError, sharedHttpClient } from 'ngym';
-import { assistantMessage, functionCall, type InProcessGym, scriptedModel, simpleAgentConfig, startInProcessGym, usage } from 'ngym/testing';
+import {
+  type ConfigDict,
+  defineModelServer,
+  defineResourcesServer,
+  ERROR_CODE_HEADER,
+  NgymError,
+  sharedHttpClient,
+} from 'ngym';
+import {
+  assistantMessage,
+  functionCall,
+  type InProcessGym,
+  scriptedModel,
+  simpleAgentConfig,
+  startInProcessGym,
+  usage,
+} from 'ngym/testing';
 
 /** `resources` is `{<implementation>: <its config>}`; the agent is `env_agent` over `env`, with a scripted model. */
 const agentConfig = (resources: Record<string, ConfigDict>, agentConfig: ConfigDict = {}): ConfigDict => {

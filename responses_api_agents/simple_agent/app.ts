@@ -2,7 +2,7 @@
  * simple_agent: the reference agent loop (spec resource-servers section 2). `/v1/responses` calls the
  * model, runs every function call against the resources server, feeds the outputs back, and stops when
  * the model answers without tool calls, stops early (`incomplete_details`), or `max_steps` is reached
- * (the loop is tool-loop.ts, shared with simulated_user_agent).
+ * (the loop is src/agent/tool-loop.ts, shared with the other agents).
  * `/run` seeds the environment, runs that loop and returns the environment's verify response.
  *
  * Three fixes over upstream v0.1.1: invalid JSON tool arguments become a tool error output the model
@@ -11,10 +11,15 @@
  * environment refuses (422 from `/seed_session` or `/verify`) is a 422 of `/run` with the environment's detail,
  * since the row is the caller's input, instead of a 500.
  */
-import { defineAgent, ModelServerRef, ResourcesServerRef } from 'ngym';
+import {
+  defineAgent,
+  ModelServerRef,
+  relayAggregateMetrics,
+  ResourcesServerRef,
+  respondWithTools,
+  runAgentRollout,
+} from 'ngym';
 import * as z from 'zod';
-import { runRollout } from './rollout.ts';
-import { relayAggregateMetrics, respond } from './tool-loop.ts';
 
 const config = {
   resources_server: ResourcesServerRef,
@@ -25,7 +30,7 @@ const config = {
 export default defineAgent({
   className: 'SimpleAgent',
   config,
-  responses: respond,
-  run: (row, context) => runRollout(row, context, respond),
+  responses: respondWithTools,
+  run: (row, context) => runAgentRollout(row, context, respondWithTools),
   routes: (app, { client, config: agentConfig }) => relayAggregateMetrics(app, client, agentConfig.resources_server.name),
 });

@@ -2,8 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collectRollouts, defineModelServer, ERROR_CODE_HEADER, NgymError, sharedHttpClient } from 'ngym';
-import { assistantMessage, functionCall, type InProcessGym, readJsonlRows, scriptedModel, startInProcessGym } from 'ngym/testing';
+import { defineModelServer, ERROR_CODE_HEADER, NgymError, sharedHttpClient } from 'ngym';
+import { collectRollouts } from 'ngym/runtime';
+import {
+  assistantMessage,
+  functionCall,
+  type InProcessGym,
+  readJsonlRows,
+  scriptedModel,
+  startInProcessGym,
+} from 'ngym/testing';
 import { AGENT, episodeConfig, type EpisodeConfigOptions } from './test-helpers.ts';
 
 const http = sharedHttpClient();

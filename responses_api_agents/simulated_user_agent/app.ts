@@ -19,19 +19,23 @@ import {
   defineAgent,
   ModelServerRef,
   normalizeInput,
-  RawJson,
   raiseForStatus,
+  RawJson,
+  refusedRow,
+  relayAggregateMetrics,
   type RequestContext,
   RequestValidationError,
   ResourcesServerRef,
+  respondWithTools,
   type Response,
   type ResponseItem,
   type RunRequest,
+  runToolLoop,
   type ServerConfigOf,
   sumUsage,
+  toolLoopOptions,
 } from 'ngym';
 import * as z from 'zod';
-import { loopOptions, refusedRow, relayAggregateMetrics, respond, runToolLoop } from '../simple_agent/tool-loop.ts';
 import {
   askUserModel,
   DEFAULT_STOP_TOKEN,
@@ -111,7 +115,7 @@ async function run(row: RunRequest, context: Context): Promise<RawJson> {
   let userTurns = 1;
   let stopReason: StopReason;
   for (;;) {
-    const turn = await runToolLoop({ ...params, input: [...opening, ...output] }, loopOptions(context, cookies, modelCookies));
+    const turn = await runToolLoop({ ...params, input: [...opening, ...output] }, toolLoopOptions(context, cookies, modelCookies));
     output.push(...turn.output);
     usage = sumUsage(usage, turn.usage);
     response = { ...turn.last, output: [...output], usage };
@@ -148,7 +152,7 @@ export default defineAgent({
   className: 'SimulatedUserAgent',
   config,
   setup: ({ config: agentConfig }): State => ({ template: userPromptTemplate(agentConfig.user_prompt_template) }),
-  responses: respond,
+  responses: respondWithTools,
   run,
   routes: (app, { client, config: agentConfig }) => relayAggregateMetrics(app, client, agentConfig.resources_server.name),
 });

@@ -7,7 +7,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigDict } from 'ngym';
-import { type InProcessGym, startInProcessGym, startVllmBackend, TOY_EOS, type VllmBackend, type VllmChatCall } from 'ngym/testing';
+import {
+  type InProcessGym,
+  startInProcessGym,
+  startVllmBackend,
+  TOY_EOS,
+  type VllmBackend,
+  type VllmChatCall,
+} from 'ngym/testing';
 import { policyModelConfig } from '../../responses_api_models/vllm_model/test-config.ts';
 import { nemoRlProcessResult, trlProcessRollout } from '../../responses_api_models/vllm_model/trainer-replays.ts';
 import { AGENT, episodeConfig } from './test-helpers.ts';

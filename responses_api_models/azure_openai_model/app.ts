@@ -5,8 +5,8 @@
  */
 import {
   type ChatCompletion,
-  chatCompletionToResponse,
   type ChatCompletionCreateParams,
+  chatCompletionToResponse,
   defineModelServer,
   ModelEndpoint,
   openAiEndpointConfig,

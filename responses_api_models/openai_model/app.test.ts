@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sharedHttpClient } from 'ngym';
-import { type FakeEndpoint, type InProcessGym, modelResponse, startFakeEndpoint, startInProcessGym } from 'ngym/testing';
+import {
+  type FakeEndpoint,
+  type InProcessGym,
+  modelResponse,
+  startFakeEndpoint,
+  startInProcessGym,
+} from 'ngym/testing';
 
 const http = sharedHttpClient();
 let gym: InProcessGym | undefined;

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT, sharedHttpClient } from 'ngym';
+import { sharedHttpClient } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 import { type InProcessGym, readJsonlRows, simpleAgentConfig, startInProcessGym } from 'ngym/testing';
 
 const http = sharedHttpClient();

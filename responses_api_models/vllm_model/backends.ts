@@ -7,7 +7,15 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { backoffMs, type HttpClient, type HttpResponse, NgymError, raiseForStatus, sharedHttpClient, UpstreamError } from 'ngym';
+import {
+  backoffMs,
+  type HttpClient,
+  type HttpResponse,
+  NgymError,
+  raiseForStatus,
+  sharedHttpClient,
+  UpstreamError,
+} from 'ngym';
 
 const RATE_LIMIT_STATUSES: readonly number[] = [429, 502, 503, 504, 520];
 

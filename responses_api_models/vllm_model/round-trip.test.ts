@@ -6,8 +6,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { responsesToChatCompletion, type ResponseItem, sharedHttpClient } from 'ngym';
-import { SHARED_SKIP_MESSAGE, sharedFixture, sharedFixturesAvailable, startInProcessGym, startVllmBackend } from 'ngym/testing';
+import { type ResponseItem, responsesToChatCompletion, sharedHttpClient } from 'ngym';
+import {
+  SHARED_SKIP_MESSAGE,
+  sharedFixture,
+  sharedFixturesAvailable,
+  startInProcessGym,
+  startVllmBackend,
+} from 'ngym/testing';
 import { policyModelConfig } from './test-config.ts';
 
 const available = sharedFixturesAvailable();

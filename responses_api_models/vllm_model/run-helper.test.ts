@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 import { startVllmBackend, TOY_EOS, type VllmChatCall } from 'ngym/testing';
 import { nemoRlProcessResult, trlProcessRollout } from './trainer-replays.ts';
 

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 import { SHARED_DIR, startGymProcess, startVllmBackend, TOY_EOS, type VllmChatCall } from 'ngym/testing';
 
 const CLIENT_DIR = join(SHARED_DIR, 'fixtures', 'clients', 'trl_nemo_gym');

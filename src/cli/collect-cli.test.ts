@@ -9,8 +9,8 @@ import type { ConfigDict } from '../config/tree.ts';
 import { defineResourcesServer } from '../server/resources-server.ts';
 import { simpleAgentConfig } from '../testing/agent-config.ts';
 import { runCli } from '../testing/cli-process.ts';
-import { type InProcessGym, startInProcessGym } from '../testing/in-process.ts';
-import { assistantMessage, scriptedModel } from '../testing/scripted-model.ts';
+import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
+import { assistantMessage, scriptedModel } from '../server/scripted-model.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 
 const echo = defineResourcesServer({

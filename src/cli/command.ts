@@ -8,42 +8,36 @@ import { ServerClient } from '../client/server-client.ts';
 import type { GlobalConfig } from '../config/global-config.ts';
 import { ConfigError } from '../errors.ts';
 import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
-import { AUTH_TOKEN_KEY, authTokenOf } from '../server/auth.ts';
-
-interface CliParameter {
-  name: string;
-  type: string;
-  description: string;
-  default?: string;
-  required?: boolean;
-}
+import { AUTH_TOKEN_KEY, authTokenOf } from '../client/auth-token.ts';
+import { parameterHelp, parameterKeys } from './parameters.ts';
 
 export interface CliCommand {
   name: string;
-  /** Upstream-style script names that run this command with the same arguments (`ng_run`). */
-  aliases: string[];
   summary: string;
   /** The arguments after the command name in the usage line, when they are not `+key=value` overrides. */
   usage?: string;
   /** Longer text with examples, shown by `--help`. */
   description: string;
-  parameters: CliParameter[];
+  /** Its `+key=value` parameters, which its help lists (see parameters.ts); absent when it takes none. */
+  parameters?: z.ZodObject;
   /** Runs the command; resolves to the process exit code. */
   run(args: string[]): Promise<number>;
 }
 
-export function commandHelp(command: CliCommand, invokedAs = `ngym ${command.name}`): string {
+/** The command's `--help`; `aliases` are its other names in the command table (commands/index.ts). */
+export function commandHelp(command: CliCommand, aliases: readonly string[], invokedAs = `ngym ${command.name}`): string {
   const lines = [`Usage: ${invokedAs} ${command.usage ?? '[+key=value ...]'}`, '', command.summary, '', command.description.trim(), ''];
-  if (command.parameters.length === 0) {
+  const parameters = command.parameters === undefined ? [] : parameterHelp(command.parameters);
+  if (parameters.length === 0) {
     if (command.usage === undefined) lines.push('There are no parameters for this command.');
   } else {
     lines.push('Parameters (pass as +name=value):');
-    for (const parameter of command.parameters) {
+    for (const parameter of parameters) {
       const suffix = parameter.required ? ' [required]' : parameter.default !== undefined ? ` [default: ${parameter.default}]` : '';
       lines.push(`  +${parameter.name} (${parameter.type})  ${parameter.description}${suffix}`);
     }
   }
-  if (command.aliases.length > 0) lines.push('', `Also available as: ${command.aliases.join(', ')}`);
+  if (aliases.length > 0) lines.push('', `Also available as: ${aliases.join(', ')}`);
   return lines.join('\n').trimEnd();
 }
 
@@ -54,9 +48,9 @@ export function wantsHelp(args: readonly string[]): boolean {
 }
 
 /** Reads a command's parameters (top-level config keys) and validates them; errors name every missing key. */
-export function readParameters<Schema extends z.ZodType>(globalConfig: GlobalConfig, schema: Schema, keys: readonly string[]): z.infer<Schema> {
+export function readParameters<Schema extends z.ZodObject>(globalConfig: GlobalConfig, schema: Schema): z.infer<Schema> {
   const values: Record<string, unknown> = {};
-  for (const key of keys) {
+  for (const key of parameterKeys(schema)) {
     const value = globalConfig.resolvedValue([key]);
     if (value !== undefined) values[key] = value;
   }

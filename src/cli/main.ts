@@ -5,8 +5,8 @@
  */
 import { Command } from 'commander';
 import { NgymError } from '../errors.ts';
-import { type CliCommand, commandHelp, wantsHelp } from './command.ts';
-import { COMMANDS, loadCommand } from './commands/index.ts';
+import { commandHelp, wantsHelp } from './command.ts';
+import { COMMANDS, type CommandEntry, findCommand, OVERVIEW_ALIAS, scriptAliases } from './commands/index.ts';
 import { versionInfo } from './commands/version.ts';
 
 export { limitHeapGrowth } from '../util/heap-growth.ts';
@@ -16,13 +16,10 @@ export async function mainGym(argv: string[]): Promise<number> {
   return (await import('./gym/tree.ts')).mainGym(argv);
 }
 
-function aliasNames(): string[] {
-  return COMMANDS.flatMap((command) => command.aliases.filter((alias) => alias.startsWith('ng_')));
-}
-
-async function execute(command: CliCommand, args: string[], invokedAs: string): Promise<number> {
+async function execute(entry: CommandEntry, args: string[], invokedAs: string): Promise<number> {
+  const command = await entry.load();
   if (wantsHelp(args)) {
-    process.stdout.write(`${commandHelp(command, invokedAs)}\n`);
+    process.stdout.write(`${commandHelp(command, entry.aliases, invokedAs)}\n`);
     return 0;
   }
   try {
@@ -49,7 +46,7 @@ async function overview(): Promise<string> {
     ...lines,
     '',
     'Run `ngym <command> --help` for a command\'s parameters.',
-    `Upstream-style aliases: ${aliasNames().join(', ')} (they accept +h=true for help).`,
+    `Upstream-style aliases: ${COMMANDS.flatMap(scriptAliases).join(', ')} (they accept +h=true for help).`,
     "Upstream 0.7's command tree: `gym <group> <command>` (alias `ng`); `gym --help` lists it.",
   ].join('\n');
 }
@@ -68,18 +65,18 @@ export async function main(argv: string[]): Promise<number> {
   let exitCode = 0;
   program.action(async (name: string | undefined, args: string[]) => {
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-      const target = name === 'help' && args[0] !== undefined ? await loadCommand(args[0]) : undefined;
-      process.stdout.write(`${target === undefined ? await overview() : commandHelp(target)}\n`);
+      const target = name === 'help' && args[0] !== undefined ? findCommand(args[0]) : undefined;
+      process.stdout.write(`${target === undefined ? await overview() : commandHelp(await target.load(), target.aliases)}\n`);
       return;
     }
-    const command = await loadCommand(name);
-    if (command === undefined) {
+    const entry = findCommand(name);
+    if (entry === undefined) {
       const suggestion = COMMANDS.find((candidate) => candidate.name.startsWith(name.slice(0, 3)));
       process.stderr.write(`Unknown command '${name}'.${suggestion ? ` Did you mean '${suggestion.name}'?` : ''} Run \`ngym --help\` for the list.\n`);
       exitCode = 2;
       return;
     }
-    exitCode = await execute(command, args, `ngym ${command.name}`);
+    exitCode = await execute(entry, args, `ngym ${entry.name}`);
   });
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -93,11 +90,11 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Runs an alias such as `ng_run`: the same command and arguments. */
 export async function mainForAlias(alias: string, argv: string[]): Promise<number> {
-  if (alias === 'ng_help') {
+  if (alias === OVERVIEW_ALIAS) {
     process.stdout.write(`${await overview()}\n`);
     return 0;
   }
-  const command = await loadCommand(alias);
-  if (command === undefined) throw new Error(`unknown alias ${alias}`);
-  return execute(command, argv, alias);
+  const entry = findCommand(alias);
+  if (entry === undefined) throw new Error(`unknown alias ${alias}`);
+  return execute(entry, argv, alias);
 }

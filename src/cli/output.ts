@@ -1,5 +1,5 @@
 /** Human output of the CLI (stdout); logs and child output go to stderr. */
-import type { ServerInstanceInfo } from '../server/head-server.ts';
+import type { ServerInstanceInfo } from '../gym/head-server.ts';
 
 function formatTable(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assistantMessage, functionCall, modelResponse } from '../testing/scripted-model.ts';
+import { assistantMessage, functionCall, modelResponse } from '../server/scripted-model.ts';
 import { type GymProcess, readJsonlRows, runCli, startGymProcess } from '../testing/index.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { quickstartRequest } from './commands/client.ts';

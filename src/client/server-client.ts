@@ -4,10 +4,10 @@
  * script) fetches it once from the head server's `GET /global_config_dict_yaml`.
  */
 import { type GlobalConfig, formatHost, globalConfigFromYaml } from '../config/global-config.ts';
-import type { ServerType } from '../config/schemas.ts';
+import type { ServerType } from '../protocol/server-types.ts';
 import { ERROR_CODE_HEADER, UpstreamError } from '../errors.ts';
-import { AUTH_TOKEN_KEY, authorizationHeader, authTokenOf } from '../server/auth.ts';
-import { type Replica, ReplicaRouter, type ReplicaSet } from '../server/replica-router.ts';
+import { AUTH_TOKEN_KEY, authorizationHeader, authTokenOf } from './auth-token.ts';
+import { type Replica, ReplicaRouter, type ReplicaSet } from './replica-router.ts';
 import type { CookieJar } from './cookies.ts';
 import { type HttpClient, type HttpResponse, sharedHttpClient } from './http-client.ts';
 
@@ -46,7 +46,7 @@ export class ServerClient {
 
   /** `Authorization` for every call, when the gym has an `auth_token`. */
   private readonly authHeaders: Record<string, string> | undefined;
-  /** Set when servers may run as several replicas: the head server lists them (src/server/replica-router.ts). */
+  /** Set when servers may run as several replicas: the head server lists them (src/client/replica-router.ts). */
   private replicas: ReplicaRouter | undefined;
 
   constructor(

@@ -14,20 +14,6 @@ export { MISSING, resolveAll, resolveAt } from './interpolation.ts';
 export { type Override, parseOverride, parseOverrideValue } from './overrides.ts';
 export { REDACTED, isSecretKey, redactSecrets } from './redact.ts';
 export {
-  AgentServerRef,
-  BaseServerConfig,
-  DatasetConfig,
-  DatasetType,
-  Domain,
-  License,
-  ModelServerRef,
-  ResourcesServerRef,
-  SERVER_TYPES,
-  ServerRef,
-  type ServerType,
-  isServerType,
-} from './schemas.ts';
-export {
   RESERVED_TOP_LEVEL_KEYS,
   type ServerInstance,
   configPathOf,

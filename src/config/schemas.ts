@@ -3,17 +3,7 @@
  * (spec gym-core 1.6, 1.7, 1.11). A server's own keys are validated by the server's definition.
  */
 import * as z from 'zod';
-
-/**
- * `environment_servers` (upstream 0.7.0) front agents for rollout collection: upstream's collector sends each row
- * to the environment server that names its agent, never to the agent itself.
- */
-export const SERVER_TYPES = ['responses_api_models', 'resources_servers', 'responses_api_agents', 'environment_servers'] as const;
-export type ServerType = (typeof SERVER_TYPES)[number];
-
-export function isServerType(value: unknown): value is ServerType {
-  return typeof value === 'string' && (SERVER_TYPES as readonly string[]).includes(value);
-}
+import { SERVER_TYPES, type ServerType } from '../protocol/server-types.ts';
 
 export const Domain = z.enum([
   'math',

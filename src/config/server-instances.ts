@@ -10,7 +10,8 @@ import { parseReportingInput, validationDetails } from '../protocol/validation.t
 import { closestName, didYouMean } from '../util/did-you-mean.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { MISSING, resolveAt } from './interpolation.ts';
-import { instanceEntrySchema, isServerType, SERVER_TYPES, type ServerType } from './schemas.ts';
+import { isServerType, SERVER_TYPES, type ServerType } from '../protocol/server-types.ts';
+import { instanceEntrySchema } from './schemas.ts';
 import { type ConfigDict, type ConfigSources, type ConfigValue, isDict } from './tree.ts';
 
 export const RESERVED_TOP_LEVEL_KEYS = new Set([

@@ -5,7 +5,7 @@
  * top-level field, number statistics (booleans as 0/1, lists flattened one level) or string counts.
  */
 import { PythonFloat } from '../python-compat/python-json.ts';
-import { type AggregatedAvgMinMax, AvgMinMax } from './avg-min-max.ts';
+import { type AggregatedAvgMinMax, AvgMinMax } from '../metrics/avg-min-max.ts';
 
 export interface StringCounts {
   unique_count: number;

@@ -1,4 +1,4 @@
-export { type AggregatedAvgMinMax, AvgMinMax } from './avg-min-max.ts';
+/** `ngym/data`: dataset tooling: prepare-data, dataset validation and metrics, downloads from the Hugging Face Hub. */
 export {
   type AggregatedDatasetMetrics,
   DatasetMetrics,
@@ -32,6 +32,3 @@ export {
   type PrepareMode,
   prepareData,
 } from './prepare-data.ts';
-export { pythonJsonDumpIndented } from '../python-compat/python-json.ts';
-export { pythonRound, roundMetric } from './python-round.ts';
-export { TDigest } from './t-digest.ts';

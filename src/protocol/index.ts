@@ -26,3 +26,4 @@ export {
   validateBody,
   validationDetails,
 } from './validation.ts';
+export { isServerType, SERVER_TYPES, type ServerType } from './server-types.ts';

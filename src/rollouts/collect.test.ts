@@ -7,10 +7,10 @@ import type { ConfigDict } from '../config/tree.ts';
 import { NgymError } from '../errors.ts';
 import { assistantText } from '../protocol/response-text.ts';
 import { defineResourcesServer } from '../server/resources-server.ts';
-import { type InProcessGym, startInProcessGym } from '../testing/in-process.ts';
-import { assistantMessage, scriptedModel } from '../testing/scripted-model.ts';
+import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
+import { assistantMessage, scriptedModel } from '../server/scripted-model.ts';
 import { collectRollouts, type RolloutOutcome } from './collect.ts';
-import { computeMetrics, MetricsAccumulator, passAtK } from './rollout-metrics.ts';
+import { computeMetrics, MetricsAccumulator, passAtK } from '../metrics/rollout-metrics.ts';
 import { simpleAgentConfig } from '../testing/agent-config.ts';
 import { readJsonlRows } from '../testing/jsonl-rows.ts';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type InProcessGym, startInProcessGym } from '../testing/in-process.ts';
+import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
 import { defineAgent } from './agent-server.ts';
 
 const unused = async () => {

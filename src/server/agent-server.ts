@@ -6,7 +6,7 @@
 import { Response as ResponseSchema, ResponseCreateParams, type Response } from '../protocol/responses.ts';
 import { AggregateMetricsRequest, RunRequest, type VerifyResponse } from '../protocol/server-bodies.ts';
 import { validateBody } from '../protocol/validation.ts';
-import { computeAggregateMetrics } from '../rollouts/reward-profile.ts';
+import { computeAggregateMetrics } from '../metrics/reward-profile.ts';
 import {
   applyResponseCookies,
   type BaseServerSpec,

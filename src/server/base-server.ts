@@ -7,11 +7,11 @@ import * as z from 'zod';
 import { CookieJar } from '../client/cookies.ts';
 import { DEFAULT_REQUEST_TIMEOUT_SECONDS_BY_TYPE, type ServerClient } from '../client/server-client.ts';
 import { BaseServerConfig, Domain } from '../config/schemas.ts';
-import { AUTH_TOKEN_KEY, authTokenOf } from './auth.ts';
+import { AUTH_TOKEN_KEY, authTokenOf } from '../client/auth-token.ts';
 import { createServerApp, maxBodyBytesOf, type ServerApp, type ServerEnv, sessionIdOf } from './http-app.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../util/logger.ts';
 import { markServerDefinition, type ServerDefinition, type ServerSetupContext } from './server-definition.ts';
-import type { ServerType } from '../config/schemas.ts';
+import type { ServerType } from '../protocol/server-types.ts';
 
 export type ConfigShape = z.ZodRawShape;
 

@@ -17,7 +17,7 @@ import { authMiddleware } from './auth.ts';
 import { ERROR_CODE_HEADER, errorCodeOf, NgymError } from '../errors.ts';
 import { RequestValidationError } from '../protocol/validation.ts';
 import { pythonExceptionRepr } from '../python-compat/python-json.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../util/logger.ts';
 import { newSessionId, SessionSigner, sessionCookieName, setCookieHeader } from './sessions.ts';
 
 interface ServerVariables {

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { type InProcessGym, startInProcessGym } from '../testing/in-process.ts';
+import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
 import { simpleAgentConfig } from '../testing/agent-config.ts';
 import { startVllmBackend, type VllmBackend } from '../testing/vllm-backend.ts';
 import { defineResourcesServer } from './resources-server.ts';

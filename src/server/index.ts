@@ -1,11 +1,7 @@
 export { type AgentDefinition, type AgentRequestContext, type AgentSpec, defineAgent } from './agent-server.ts';
 export { defineEnvironmentServer, type EnvironmentServerDefinition } from './environment-server.ts';
 export { type ConfigShape, RawJson, type RequestContext, type ServerConfigOf, serverConfigSchema } from './base-server.ts';
-export { createHeadServerApp, type ServerInstanceInfo } from './head-server.ts';
 export { createServerApp, readJsonBody, type ServerApp, type ServerEnv, sessionIdOf } from './http-app.ts';
-export { type HostedServer, hostServer, loadServerDefinition, locateServer, validatedServerConfig } from './hosting.ts';
-export { launch, type LaunchOptions, RunningGym, ServerStartError } from './launcher.ts';
-export { createLogger, type Logger, silentLogger } from './logger.ts';
 export { defineModelServer, type ModelRequestContext, type ModelServerDefinition, type ModelServerSpec } from './model-server.ts';
 export {
   defineResourcesServer,
@@ -17,7 +13,6 @@ export {
   type ToolSpec,
   type VerifyResult,
 } from './resources-server.ts';
-export { type BoundServer, bindServer, type ListenTarget } from './serve.ts';
 export { type BuiltServer, isServerDefinition, type ServerDefinition, type ServerSetupContext } from './server-definition.ts';
 export { SessionStore, type SessionStoreOptions } from './session-store.ts';
 export { SESSION_ID_KEY, sessionCookieName } from './sessions.ts';

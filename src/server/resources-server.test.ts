@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod';
-import { type InProcessGym, startInProcessGym } from '../testing/in-process.ts';
+import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
 import { defineResourcesServer } from './resources-server.ts';
 
 /** Counts the rollouts whose `verdict` is this instance's `pass_label`: the metric needs the instance's config. */
@@ -44,5 +44,31 @@ describe('a resources server’s /aggregate_metrics', () => {
     const custom = await metricsOf('custom');
     expect(custom.agent_metrics.passed).toBe(2);
     expect(custom.key_metrics).toEqual({ 'passed/OK': 2 });
+  });
+});
+
+/** What the metric hooks see is typed by `verify`'s result: no casts in an environment's `computeMetrics`. */
+const typedMetrics = defineResourcesServer({
+  className: 'TypedMetrics',
+  verify: () => ({ reward: 0.5, library_reward: 1, extracted: 'x' as string | null }),
+  computeMetrics: (tasks) => {
+    const rollout = tasks[0]?.[0];
+    if (rollout !== undefined) {
+      expectTypeOf(rollout.reward).toEqualTypeOf<number>();
+      expectTypeOf(rollout.library_reward).toEqualTypeOf<number>();
+      expectTypeOf(rollout.extracted).toEqualTypeOf<string | null>();
+    }
+    return { library: tasks.flat().reduce((sum, rollout) => sum + rollout.library_reward, 0) };
+  },
+});
+
+describe('typed metric hooks', () => {
+  it('compute over the verify responses they are sent', async () => {
+    gym = await startInProcessGym({ config: { typed: { resources_servers: { typed: { entrypoint: 'app.ts', domain: 'other' } } } }, definitions: { typed: typedMetrics } });
+    const response = await fetch(gym.url('typed', '/aggregate_metrics'), {
+      method: 'POST',
+      body: JSON.stringify({ verify_responses: [0, 1].map((task) => ({ _ng_task_index: task, _ng_rollout_index: 0, reward: 0.5, library_reward: 1 })) }),
+    });
+    expect(((await response.json()) as { agent_metrics: Record<string, unknown> }).agent_metrics.library).toBe(2);
   });
 });

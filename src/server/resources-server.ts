@@ -20,7 +20,7 @@ import { parseReportingInput, RequestValidationError, validateBody } from '../pr
 import { AggregateMetricsRequest, SeedSessionRequest, VerifyRequest } from '../protocol/server-bodies.ts';
 import { pythonJsonDumps } from '../python-compat/python-json.ts';
 import { isPythonDict } from '../python-compat/python-values.ts';
-import { type AggregateMetricsHooks, computeAggregateMetrics } from '../rollouts/reward-profile.ts';
+import { type AggregateMetricsHooks, computeAggregateMetrics, type ScoredRollout } from '../metrics/reward-profile.ts';
 import { type BaseServerSpec, type ConfigShape, defineServerOfKind, type RequestContext, type ServerConfigOf } from './base-server.ts';
 import { readJsonBody } from './http-app.ts';
 import { handleMcpRequest, MCP_PATH, McpSessionTokens, mcpSessionMetadata, withBareToolNames } from './mcp.ts';
@@ -63,6 +63,7 @@ export interface ResourcesServerSpec<
   Tools extends Record<string, z.ZodType>,
   VerifyExtra extends z.ZodType = z.ZodObject<Record<never, never>>,
   SeedExtra extends z.ZodType = z.ZodObject<Record<never, never>>,
+  Result extends VerifyResult = VerifyResult,
 > extends BaseServerSpec<Shape, State> {
   tools?: { [Name in keyof Tools]: ToolSpec<Tools[Name], ServerConfigOf<Shape>, State> };
   /** Extra fields `/seed_session` requires (missing ones: 422); `seedSession` sees them typed. */
@@ -71,13 +72,14 @@ export interface ResourcesServerSpec<
   /** Extra fields `/verify` requires beyond `responses_create_params` and `response` (missing ones: 422); `verify` sees them typed. */
   verifyRequest?: VerifyExtra;
   /** Returns the reward and any extra metrics; the response is the request (all row fields kept) plus these. */
-  verify: (request: RequestWith<VerifyRequest, VerifyExtra>, context: ResourcesRequestContext<ServerConfigOf<Shape>, State>) => VerifyResult | Promise<VerifyResult>;
+  verify: (request: RequestWith<VerifyRequest, VerifyExtra>, context: ResourcesRequestContext<ServerConfigOf<Shape>, State>) => Result | Promise<Result>;
   /**
    * `POST /aggregate_metrics` answers upstream's reward profile of the verify responses it is given
-   * (src/rollouts/reward-profile.ts); these add the environment's own run metrics and choose its headlines.
-   * They get the instance's config, as upstream's methods read `self.config` (a judge's labels, say).
+   * (src/metrics/reward-profile.ts); these add the environment's own run metrics and choose its headlines.
+   * They get the instance's config, as upstream's methods read `self.config` (a judge's labels, say), and the
+   * rollouts typed as this server's `verify` returns them.
    */
-  computeMetrics?: (tasks: Record<string, unknown>[][], config: ServerConfigOf<Shape>) => Record<string, unknown>;
+  computeMetrics?: (tasks: ScoredRollout<Result>[][], config: ServerConfigOf<Shape>) => Record<string, unknown>;
   getKeyMetrics?: (agentMetrics: Record<string, unknown>, config: ServerConfigOf<Shape>) => Record<string, unknown>;
 }
 
@@ -94,7 +96,8 @@ export function defineResourcesServer<
   Tools extends Record<string, z.ZodType> = Record<never, never>,
   VerifyExtra extends z.ZodType = z.ZodObject<Record<never, never>>,
   SeedExtra extends z.ZodType = z.ZodObject<Record<never, never>>,
->(spec: ResourcesServerSpec<Shape, State, Tools, VerifyExtra, SeedExtra>): ResourcesServerDefinition<Shape> {
+  Result extends VerifyResult = VerifyResult,
+>(spec: ResourcesServerSpec<Shape, State, Tools, VerifyExtra, SeedExtra, Result>): ResourcesServerDefinition<Shape> {
   const tools = Object.entries((spec.tools ?? {}) as Record<string, ToolSpec<z.ZodType, ServerConfigOf<Shape>, State>>);
   for (const [name] of tools) {
     if (RESERVED_ROUTE_NAMES.has(name)) throw new Error(`${spec.className}: a tool cannot be named '${name}' (reserved route).`);
@@ -162,7 +165,7 @@ export function defineResourcesServer<
     }
 
     const { computeMetrics, getKeyMetrics } = spec;
-    const metricsHooks: AggregateMetricsHooks = {
+    const metricsHooks: AggregateMetricsHooks<ScoredRollout<Result>> = {
       computeMetrics: computeMetrics && ((tasks) => computeMetrics(tasks, config)),
       getKeyMetrics: getKeyMetrics && ((metrics) => getKeyMetrics(metrics, config)),
     };

@@ -6,9 +6,9 @@
 import type * as z from 'zod';
 import type { ServerClient } from '../client/server-client.ts';
 import type { GlobalConfig } from '../config/global-config.ts';
-import type { ServerType } from '../config/schemas.ts';
+import type { ServerType } from '../protocol/server-types.ts';
 import type { ServerApp } from './http-app.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../util/logger.ts';
 
 const marker = Symbol.for('ngym.server-definition');
 

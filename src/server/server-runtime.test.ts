@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { CookieJar } from '../client/cookies.ts';
 import { sharedHttpClient } from '../client/http-client.ts';
-import { type InProcessGym, startInProcessGym } from '../testing/in-process.ts';
+import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
 import { defineResourcesServer } from './resources-server.ts';
 import { SessionSigner } from './sessions.ts';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type ExampleData, exampleData, readJsonlRows, recordExampleRollouts, replayExampleRollouts, writeExampleData } from './index.ts';
-import { assistantMessage, functionCall, scriptedModel } from './scripted-model.ts';
+import { assistantMessage, functionCall, scriptedModel } from '../server/scripted-model.ts';
 
 const weather = exampleData('example_single_tool_call');
 const toolOutputs = (rollout: Record<string, any>) => rollout.response.output.filter((item: any) => item.type === 'function_call_output').map((item: any) => item.output);

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerDefinition } from '../server/server-definition.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
-import { type InProcessGym, startInProcessGym } from './in-process.ts';
+import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
 import { readJsonlRows } from './jsonl-rows.ts';
 import { callServer } from './server-call.ts';
 

@@ -1,5 +1,5 @@
 /** Test helpers, published as `ngym/testing`. */
-export { type InProcessGym, type InProcessGymOptions, startInProcessGym } from './in-process.ts';
+export { type InProcessGym, type InProcessGymOptions, startInProcessGym } from '../gym/in-process.ts';
 export {
   assistantMessage,
   functionCall,
@@ -9,7 +9,7 @@ export {
   type ScriptedModel,
   scriptedModel,
   usage,
-} from './scripted-model.ts';
+} from '../server/scripted-model.ts';
 export { readJsonlRows } from './jsonl-rows.ts';
 export { simpleAgentConfig, type SimpleAgentConfigOptions } from './agent-config.ts';
 export { SHARED_DIR, SHARED_SKIP_MESSAGE, sharedFixture, sharedFixturesAvailable } from './shared-fixtures.ts';

@@ -1,4 +1,4 @@
-import type { InProcessGym } from './in-process.ts';
+import type { InProcessGym } from '../gym/in-process.ts';
 
 /** POSTs `body` to `path` of a server of the gym; its JSON answer, or an error with the status and body unless it is 200. */
 export async function callServer(gym: InProcessGym, server: string, path: string, body: unknown): Promise<Record<string, any>> {

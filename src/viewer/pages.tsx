@@ -4,7 +4,8 @@
 import { PythonFloat } from '../python-compat/python-json.ts';
 import { Layout } from './layout.tsx';
 import type { RolloutIndex, RolloutSummary } from './rollout-index.ts';
-import { formatNumber, type HistogramBin, rewardHistogram, type TaskStats, taskStats } from './stats.ts';
+import { formatNumber, type HistogramBin, rewardHistogram } from '../metrics/reward-histogram.ts';
+import { type TaskStats, taskStats } from './stats.ts';
 
 /** A link's query string from parameters (empty ones dropped). */
 export function queryString(parameters: Record<string, string | number | undefined>): string {

@@ -6,7 +6,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { SHARED_SKIP_MESSAGE, sharedFixture, sharedFixturesAvailable } from '../testing/shared-fixtures.ts';
 import { createViewerApp } from './app.tsx';
 import { RolloutIndex } from './rollout-index.ts';
-import { matchesFilter, rewardHistogram, taskStats } from './stats.ts';
+import { rewardHistogram } from '../metrics/reward-histogram.ts';
+import { matchesFilter, taskStats } from './stats.ts';
 
 /** A rollout as ngym collect writes it. */
 function rollout(prompt: string, reward: number, extra: Record<string, unknown> = {}, output: unknown[] = []) {

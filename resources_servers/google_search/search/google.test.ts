@@ -10,8 +10,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { collectRollouts, type ResponseItem, sharedHttpClient } from 'ngym';
-import { assistantMessage, functionCall, type InProcessGym, readJsonlRows, scriptedModel, simpleAgentConfig, startInProcessGym } from 'ngym/testing';
+import { type ResponseItem, sharedHttpClient } from 'ngym';
+import { collectRollouts } from 'ngym/runtime';
+import {
+  assistantMessage,
+  functionCall,
+  type InProcessGym,
+  readJsonlRows,
+  scriptedModel,
+  simpleAgentConfig,
+  startInProcessGym,
+} from 'ngym/testing';
 
 const http = sharedHttpClient();
 const API_KEY = 'AIza-test/key+1';

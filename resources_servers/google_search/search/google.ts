@@ -4,7 +4,8 @@
  * message: upstream's errors print the request URL, key included, into the model's context.
  */
 import { Agent, interceptors, request as undiciRequest } from 'undici';
-import { NgymError, pythonJsonLoadsWithFloats, RETRY_STATUSES, sharedHttpClient, UpstreamError } from 'ngym';
+import { NgymError, RETRY_STATUSES, sharedHttpClient, UpstreamError } from 'ngym';
+import { pythonJsonLoadsWithFloats } from 'ngym/python-compat';
 import { type Page, QueryRefusedError, type SearchBackend } from './backend.ts';
 
 export const GOOGLE_SEARCH_URL = 'https://www.googleapis.com/customsearch/v1';

@@ -4,7 +4,7 @@
  * (navigation, headers, footers, scripts, forms, images), so the text is close but not byte-identical.
  */
 import { compile } from 'html-to-text';
-import { pythonLength, pythonSlice, pythonSplit } from 'ngym';
+import { pythonLength, pythonSlice, pythonSplit } from 'ngym/python-compat';
 
 /** Upstream's limit: a page of more than this many whitespace-separated words is cut. */
 const MAX_WORDS = 10_000;

@@ -10,7 +10,14 @@
  * Parameters: `punkt-english.ts`. Indices are UTF-16 offsets throughout (Python uses code points; the
  * resulting sentences are the same).
  */
-import { PYTHON_WHITESPACE, PYTHON_WORD, pythonIsLower, pythonIsUpper, pythonRstrip, pythonStrip } from 'ngym';
+import {
+  PYTHON_WHITESPACE,
+  PYTHON_WORD,
+  pythonIsLower,
+  pythonIsUpper,
+  pythonRstrip,
+  pythonStrip,
+} from 'ngym/python-compat';
 import { ABBREVIATIONS, COLLOCATIONS, ORTHO_CONTEXT, SENTENCE_STARTERS } from './punkt-english.ts';
 import { firstChar } from './python-text.ts';
 

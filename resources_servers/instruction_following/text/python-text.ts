@@ -2,7 +2,7 @@
  * Text helpers of the checkers that are not Python `str` methods themselves (those are the framework's:
  * `pythonStrip`, `pythonSplit`, `pythonIsUpper`, `PYTHON_WHITESPACE`, `PYTHON_WORD` ... from `ngym`).
  */
-import { PYTHON_WORD } from 'ngym';
+import { PYTHON_WORD } from 'ngym/python-compat';
 
 /** Python `\b`: a boundary between a `\w` character and a non-`\w` one (or the text's ends). */
 export const WORD_BOUNDARY = `(?:(?<=[${PYTHON_WORD}])(?![${PYTHON_WORD}])|(?<![${PYTHON_WORD}])(?=[${PYTHON_WORD}]))`;

@@ -3,7 +3,7 @@
  * websites, decimals, initials and acronyms, then splits after `.`, `?` and `!`) and `count_words`
  * (the number of `\w+` runs). The replacements run in IFEval's order; each step depends on the previous.
  */
-import { PYTHON_WHITESPACE, pythonStrip } from 'ngym';
+import { PYTHON_WHITESPACE, pythonStrip } from 'ngym/python-compat';
 import { replaceAll, wordRuns } from './python-text.ts';
 
 const ALPHABETS = '([A-Za-z])';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { pythonIsLower, pythonIsUpper, pythonSplit, pythonStrip } from 'ngym';
+import { pythonIsLower, pythonIsUpper, pythonSplit, pythonStrip } from 'ngym/python-compat';
 import { describe, expect, it } from 'vitest';
 import { countSentences, sentTokenize } from './punkt.ts';
 import { countWords, splitIntoSentences } from './sentences.ts';

@@ -5,7 +5,7 @@
  * regex substitutions, then splits on whitespace. Python's `\s`, `\w`, `\d`, `\b` and `$` semantics are
  * kept (Unicode classes; `$` also before a final newline).
  */
-import { PYTHON_WHITESPACE, PYTHON_WORD, pythonSplit } from 'ngym';
+import { PYTHON_WHITESPACE, PYTHON_WORD, pythonSplit } from 'ngym/python-compat';
 import { sentTokenize } from './punkt.ts';
 import { WORD_BOUNDARY } from './python-text.ts';
 

@@ -2,7 +2,7 @@
  * Upstream's `ProceduralDataset.score_answer`, the scorer of every task that does not override it:
  * 1.0 for the oracle answer exactly, `len(oracle) / len(answer)` when the answer contains the oracle, else 0.
  */
-import { pythonLength } from 'ngym';
+import { pythonLength } from 'ngym/python-compat';
 import type { TaskEntry } from './task.ts';
 
 export function scoreExactOrContained(answer: string | null, entry: TaskEntry): number {

@@ -4,7 +4,7 @@
  * Scoring is upstream's: both answers become sets of (name, role) pairs; equal sets score 1.0, sets of the
  * same size sharing k of n pairs score 0.3 + 0.7 k/n, anything else 0.
  */
-import { pythonSplit, pythonStrip } from 'ngym';
+import { pythonSplit, pythonStrip } from 'ngym/python-compat';
 import * as z from 'zod';
 import type { SeededRandom } from './random.ts';
 import { defineTask, type TaskEntry } from './task.ts';

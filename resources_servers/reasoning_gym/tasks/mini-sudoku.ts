@@ -5,7 +5,7 @@
  * of cells right in the first four lines holding exactly four digits; times len(oracle)/len(answer) when the
  * answer is longer than the oracle.
  */
-import { pythonLength, pythonRstrip } from 'ngym';
+import { pythonLength, pythonRstrip } from 'ngym/python-compat';
 import * as z from 'zod';
 import type { SeededRandom } from './random.ts';
 import { defineTask, metadataField } from './task.ts';

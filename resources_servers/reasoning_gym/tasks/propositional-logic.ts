@@ -8,7 +8,7 @@
  *   0    an answer using capital letters other than the variables, or that does not parse (reasoning-gym
  *        0.1.25, which upstream 0.7.0 installs; ngym gave 0.01 before the parity run found it)
  */
-import { pythonStrip } from 'ngym';
+import { pythonStrip } from 'ngym/python-compat';
 import * as z from 'zod';
 import type { SeededRandom } from './random.ts';
 import { defineTask, type TaskEntry } from './task.ts';

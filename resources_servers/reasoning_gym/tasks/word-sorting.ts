@@ -3,7 +3,7 @@
  * list. Scoring is reasoning-gym 0.1.25's: 1.0 for the expected list; else the share of positions holding
  * the expected word, raised to 0.2 when the answer holds exactly the expected words in another order.
  */
-import { comparePythonStrings, PYTHON_WHITESPACE, pythonEquals, pythonStrip } from 'ngym';
+import { comparePythonStrings, PYTHON_WHITESPACE, pythonEquals, pythonStrip } from 'ngym/python-compat';
 import * as z from 'zod';
 import type { SeededRandom } from './random.ts';
 import { defineTask, metadataField } from './task.ts';

@@ -6,7 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NgymError, PACKAGE_ROOT } from 'ngym';
+import { NgymError } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 import { isPandasNaMarker, parseCsvRecords, readPandasCsv } from './csv.ts';
 import { type Cell, Table } from './table.ts';
 

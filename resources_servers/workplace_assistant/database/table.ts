@@ -7,7 +7,7 @@
  * filtering keeps labels, `concat(..., ignore_index=True)` renumbers 0..n-1 (`appendRenumbered`),
  * plain `concat` gives the new row its own label 0 (`appendLabelled`).
  */
-import { PythonFloat, type PythonValue } from 'ngym';
+import { PythonFloat, type PythonValue } from 'ngym/python-compat';
 
 /** null is pandas' NaN (an empty CSV cell) or None. */
 export type Cell = PythonValue;

@@ -1,9 +1,10 @@
 /** Website analytics tools (upstream `AnalyticsTool`): visitor lookup, plots, and per-day counts and means. */
 import {
   comparePythonStrings,
-  PythonError,
+  pyFloat,
   pythonCompare,
   pythonContains,
+  PythonError,
   pythonNumber,
   pythonRepr,
   pythonStr,
@@ -11,8 +12,7 @@ import {
   pythonTruthy,
   pythonTypeName,
   type PythonValue,
-  pyFloat,
-} from 'ngym';
+} from 'ngym/python-compat';
 import type { Office } from '../database/office.ts';
 import type { Cell, Row } from '../database/table.ts';
 import { cellEquals } from './pandas.ts';

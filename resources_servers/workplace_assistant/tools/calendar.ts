@@ -1,5 +1,12 @@
 /** Calendar tools (upstream `CalendarTool`): read, search, create, delete and update events. */
-import { PythonError, pythonContains, pythonInt, pythonLower, pythonTruthy, type PythonValue } from 'ngym';
+import {
+  pythonContains,
+  PythonError,
+  pythonInt,
+  pythonLower,
+  pythonTruthy,
+  type PythonValue,
+} from 'ngym/python-compat';
 import type { Office } from '../database/office.ts';
 import { nextId, paginate, zfill } from './pandas.ts';
 import { pythonSearch } from './python-regex.ts';

@@ -1,5 +1,5 @@
 /** CRM tools (upstream `CustomerRelationshipManagerTool`): search, update, add and delete customers. */
-import { pythonCompare, pythonContains, pythonLower, pythonTruthy, type PythonValue } from 'ngym';
+import { pythonCompare, pythonContains, pythonLower, pythonTruthy, type PythonValue } from 'ngym/python-compat';
 import type { Office } from '../database/office.ts';
 import type { Row, Table } from '../database/table.ts';
 import { filterContains, nextId, paginate, zfill } from './pandas.ts';

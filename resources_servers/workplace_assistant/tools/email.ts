@@ -1,5 +1,12 @@
 /** Email tools (upstream `EmailTool`): read, search, send, delete, forward and reply. */
-import { pythonContains, pythonLower, pythonSplit, pythonStr, pythonTruthy, type PythonValue } from 'ngym';
+import {
+  pythonContains,
+  pythonLower,
+  pythonSplit,
+  pythonStr,
+  pythonTruthy,
+  type PythonValue,
+} from 'ngym/python-compat';
 import type { Office } from '../database/office.ts';
 import type { Row } from '../database/table.ts';
 import { asPython, nextId, paginate } from './pandas.ts';

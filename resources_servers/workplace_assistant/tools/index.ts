@@ -2,7 +2,7 @@
  * The 27 office tools in upstream's order (the order of the `tools` list in a dataset row): the company
  * directory, then email, calendar, analytics, project management and CRM.
  */
-import { pythonEquals, pythonLower } from 'ngym';
+import { pythonEquals, pythonLower } from 'ngym/python-compat';
 import { analyticsTools } from './analytics.ts';
 import { calendarTools } from './calendar.ts';
 import { customerRelationshipManagerTools } from './customer-relationship-manager.ts';

@@ -4,7 +4,18 @@
  * rejects), `Series == value`, `value in Series.values`, `Series.max()` over strings, and the ID arithmetic
  * `str(int(max) + 1).zfill(8)`. Also the tools' shared pagination, in Python integer arithmetic.
  */
-import { isPythonDict, PythonError, pythonCompare, pythonRepr, pythonEquals, pythonInt, pythonNumber, pythonTypeName, type PythonValue, pyFloat } from 'ngym';
+import {
+  isPythonDict,
+  pyFloat,
+  pythonCompare,
+  pythonEquals,
+  PythonError,
+  pythonInt,
+  pythonNumber,
+  pythonRepr,
+  pythonTypeName,
+  type PythonValue,
+} from 'ngym/python-compat';
 import type { Cell, Row, Table } from '../database/table.ts';
 import { pythonSearch } from './python-regex.ts';
 

@@ -1,5 +1,12 @@
 /** Project management tools (upstream `ProjectManagementTool`): read, search, create, delete and update tasks. */
-import { PythonError, pythonContains, pythonLower, pythonTruthy, pythonTypeName, type PythonValue } from 'ngym';
+import {
+  pythonContains,
+  PythonError,
+  pythonLower,
+  pythonTruthy,
+  pythonTypeName,
+  type PythonValue,
+} from 'ngym/python-compat';
 import type { Office } from '../database/office.ts';
 import { filterContains, nextId, zfill } from './pandas.ts';
 import { deleteRecord, type RecordKind, recordField, updateRecord } from './records.ts';

@@ -8,7 +8,7 @@
  * 3.11+ reads "C++" as one, and a search for it must not fail) are matched greedily. That gives Python's
  * yes/no unless what follows the quantifier could match what it consumed (`a++a`), where Python says no.
  */
-import { isPythonDict, PythonError, PythonRegex, PythonRegexError, pythonTypeName } from 'ngym';
+import { isPythonDict, PythonError, PythonRegex, PythonRegexError, pythonTypeName } from 'ngym/python-compat';
 
 const POSSESSIVE = /^Unsupported Python regex "(?:[^"\\]|\\.)*": possessive quantifier (.+)\+ at position (\d+)$/;
 

@@ -2,7 +2,7 @@
  * The by-ID record operations every tool class repeats (get a field, update a field, delete), each with the
  * messages upstream returns: `<Noun> not found.`, `<Noun> updated successfully.`, `<Noun> deleted successfully.`.
  */
-import { pythonContains, type PythonValue } from 'ngym';
+import { pythonContains, type PythonValue } from 'ngym/python-compat';
 import type { Office } from '../database/office.ts';
 import { cellEquals, columnContains, findRow, isColumn, withoutRows } from './pandas.ts';
 

@@ -5,7 +5,7 @@
  * parse as pandas parses them; missing date parts default to year 1, month 1, day 1 as in pandas (so a
  * date without a year is out of bounds), a time alone takes today's date. Other text raises pandas' ValueError.
  */
-import { PythonError, pythonNumber, pythonRepr, pythonStrip, pythonTypeName } from 'ngym';
+import { PythonError, pythonNumber, pythonRepr, pythonStrip, pythonTypeName } from 'ngym/python-compat';
 
 export interface Timestamp {
   /** Wall-clock time in microseconds since 1970-01-01 (as if UTC); NaN for NaT. */

@@ -3,7 +3,8 @@
  * calling convention, `function(**kwargs)`: parameters have defaults (None unless stated), an unknown
  * keyword is Python's TypeError, and the implementation returns a Python value (str, dict, list...).
  */
-import { type FunctionToolDefinition, PythonError, type PythonValue } from 'ngym';
+import { type FunctionToolDefinition } from 'ngym';
+import { PythonError, type PythonValue } from 'ngym/python-compat';
 import type { Office } from '../database/office.ts';
 
 interface ParameterSpec {

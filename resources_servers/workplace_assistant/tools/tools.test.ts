@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PythonError, pyFloat } from 'ngym';
+import { pyFloat, PythonError } from 'ngym/python-compat';
 import { paginate } from './pandas.ts';
 import { pythonSearch } from './python-regex.ts';
 import { compareTimestamps, parseTimestamp, timestampDate } from './timestamp.ts';

@@ -33,15 +33,14 @@ export function quickstartRequest(message: string): Record<string, unknown> {
 const QUICKSTART_AGENTS = ['simple_weather_simple_agent', 'example_single_tool_call_simple_agent'];
 
 const Parameters = z.object({
-  agent_name: z.string().min(1).optional(),
-  message: z.string().min(1).default('going out in sf tn'),
-  url_path: z.string().startsWith('/').default('/v1/responses'),
-  request_json_fpath: z.string().min(1).optional(),
+  agent_name: z.string().min(1).optional().meta({ description: 'Agent instance to call.', shownDefault: 'the quickstart agent that is running' }),
+  message: z.string().min(1).default('going out in sf tn').describe("The user message of the quickstart's request."),
+  url_path: z.string().startsWith('/').default('/v1/responses').describe('Agent endpoint: /v1/responses or /run.'),
+  request_json_fpath: z.string().min(1).optional().describe('A JSON file holding the whole request body, sent instead of the quickstart request.'),
 });
 
 export const clientCommand: CliCommand = {
   name: 'client',
-  aliases: [],
   summary: "Send the quickstart's request (or your own) to an agent of a running gym and print its output.",
   description: `
 Needs a running gym (\`ngym run\`); the agent is found through its head server (+head_server.host,
@@ -56,15 +55,10 @@ Examples:
   ngym client +message="Should I bring an umbrella in Seattle?"
   ngym client +agent_name=stateful_counter_simple_agent +url_path=/run +request_json_fpath=row.json
 Also runnable as upstream's \`python responses_api_agents/simple_agent/client.py\` with the project's Python venv.`,
-  parameters: [
-    { name: 'agent_name', type: 'str', description: 'Agent instance to call.', default: 'the quickstart agent that is running' },
-    { name: 'message', type: 'str', description: "The user message of the quickstart's request.", default: 'going out in sf tn' },
-    { name: 'url_path', type: 'str', description: 'Agent endpoint: /v1/responses or /run.', default: '/v1/responses' },
-    { name: 'request_json_fpath', type: 'str', description: 'A JSON file holding the whole request body, sent instead of the quickstart request.' },
-  ],
+  parameters: Parameters,
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
-    const parameters = readParameters(globalConfig, Parameters, Object.keys(Parameters.shape));
+    const parameters = readParameters(globalConfig, Parameters);
     const client = await headServerClient(globalConfig);
     const agents = client.config.servers.filter((instance) => instance.serverType === 'responses_api_agents').map((instance) => instance.name);
     const agent = parameters.agent_name ?? QUICKSTART_AGENTS.find((name) => agents.includes(name));

@@ -8,26 +8,47 @@ import { QueueSettings } from '../../rollouts/queue/connection.ts';
 import { STALL_POLICIES } from '../../rollouts/stall-watch.ts';
 import { createProgressReporter } from '../../rollouts/progress.ts';
 import { type CliCommand, headServerClient, readParameters } from '../command.ts';
+import { readElsewhere } from '../parameters.ts';
 import { queueExecutor } from './collect-queue.ts';
 
 const Parameters = z.object({
-  agent_name: z.string().min(1).nullable().optional(),
-  input_jsonl_fpath: z.string().min(1),
-  output_jsonl_fpath: z.string().min(1),
-  limit: z.number().int().min(0).nullable().optional(),
-  num_repeats: z.number().int().min(1).nullable().optional(),
-  num_samples_in_parallel: z.number().int().min(1).nullable().optional(),
-  responses_create_params: z.record(z.string(), z.unknown()).optional(),
-  ordered: z.boolean().default(false),
-  resume: z.boolean().default(false),
-  overwrite: z.boolean().default(false),
-  max_retries: z.number().int().min(0).default(3),
-  retry_delay_seconds: z.number().min(0).default(1),
-  rollout_timeout_seconds: z.number().positive().nullable().optional(),
-  pass_threshold: z.number().default(1.0),
-  stall_timeout_seconds: z.number().positive().nullable().default(DEFAULT_STALL_TIMEOUT_SECONDS),
-  on_stall: z.enum(STALL_POLICIES).default('stop'),
-  queue: QueueSettings.optional(),
+  agent_name: z.string().min(1).nullable().optional().describe('Agent instance for rows without agent_ref.'),
+  input_jsonl_fpath: z.string().min(1).describe('Dataset JSONL (one row per task); streamed.'),
+  output_jsonl_fpath: z.string().min(1).describe('Where the rollouts are written.'),
+  limit: z.number().int().min(0).nullable().default(null).describe('Only the first N rows (null: all).'),
+  num_repeats: z.number().int().min(1).nullable().default(1).describe('Rollouts per row.'),
+  num_samples_in_parallel: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe('Rollouts in flight at once (null: no cap; with +queue.url, jobs in the queue at once, default 1024).'),
+  responses_create_params: z.record(z.string(), z.unknown()).default({}).describe('Overrides merged into each row, e.g. +responses_create_params.temperature=0.7.'),
+  ordered: z.boolean().default(false).describe('Write rollouts in (task, rollout) order instead of completion order.'),
+  resume: z.boolean().default(false).describe('Continue an interrupted run: skip rollouts already in the output.'),
+  overwrite: z.boolean().default(false).describe('Replace an existing output file (and its failures and metrics).'),
+  max_retries: z.number().int().min(0).default(3).describe('Retries of a failed rollout (connection, timeout, 5xx, judge failure).'),
+  retry_delay_seconds: z.number().min(0).default(1).describe('First retry delay; doubles per retry (capped at 30 s).'),
+  rollout_timeout_seconds: z.number().positive().nullable().optional().meta({ description: 'Limit of one /run attempt.', shownDefault: 'request_timeout_seconds (10800)' }),
+  queue: QueueSettings.optional().meta({
+    fields: {
+      url: 'Distribute the rollouts over `ngym worker` processes through this Redis (redis://host:port, unix:///path); see docs/distributed.md.',
+      name: 'The BullMQ queue the workers take jobs from.',
+    },
+  }),
+  auth_token: readElsewhere(z.string().optional(), "The gym's auth_token, when its servers require one (servers beyond loopback); better in env.yaml."),
+  pass_threshold: z.number().default(1.0).describe('pass@k counts a rollout as passed when reward >= this.'),
+  stall_timeout_seconds: z
+    .number()
+    .positive()
+    .nullable()
+    .default(DEFAULT_STALL_TIMEOUT_SECONDS)
+    .describe('Report an agent none of whose rollouts finished for this long (null: never).'),
+  on_stall: z
+    .enum(STALL_POLICIES)
+    .default('stop')
+    .describe('Then: report (keep waiting), fail (record its rollouts in flight as failures, go on) or stop (record them, start nothing new).'),
 });
 
 /** Jobs one distributed collector keeps in the queue when +num_samples_in_parallel does not say. */
@@ -90,7 +111,6 @@ async function connectToGym(globalConfig: GlobalConfig, distributed: boolean): P
 
 export const collectCommand: CliCommand = {
   name: 'collect',
-  aliases: ['ng_collect_rollouts', 'nemo_gym_collect_rollouts'],
   summary: "Collect scored rollouts: POST every dataset row to its agent's /run and write the results as JSONL.",
   description: `
 Needs a running gym (\`ngym run\`); servers are found through its head server (+head_server.host,
@@ -111,35 +131,10 @@ Example:
     +input_jsonl_fpath=resources_servers/example_single_tool_call/data/example.jsonl \\
     +output_jsonl_fpath=results/example_single_tool_call_rollouts.jsonl +num_repeats=4 \\
     +num_samples_in_parallel=64 +responses_create_params.temperature=0.7`,
-  parameters: [
-    { name: 'agent_name', type: 'str', description: 'Agent instance for rows without agent_ref.' },
-    { name: 'input_jsonl_fpath', type: 'str', description: 'Dataset JSONL (one row per task); streamed.', required: true },
-    { name: 'output_jsonl_fpath', type: 'str', description: 'Where the rollouts are written.', required: true },
-    { name: 'limit', type: 'int', description: 'Only the first N rows (null: all).', default: 'null' },
-    { name: 'num_repeats', type: 'int', description: 'Rollouts per row.', default: '1' },
-    { name: 'num_samples_in_parallel', type: 'int', description: 'Rollouts in flight at once (null: no cap; with +queue.url, jobs in the queue at once, default 1024).', default: 'null' },
-    { name: 'responses_create_params', type: 'dict', description: 'Overrides merged into each row, e.g. +responses_create_params.temperature=0.7.', default: '{}' },
-    { name: 'ordered', type: 'bool', description: 'Write rollouts in (task, rollout) order instead of completion order.', default: 'false' },
-    { name: 'resume', type: 'bool', description: 'Continue an interrupted run: skip rollouts already in the output.', default: 'false' },
-    { name: 'overwrite', type: 'bool', description: 'Replace an existing output file (and its failures and metrics).', default: 'false' },
-    { name: 'max_retries', type: 'int', description: 'Retries of a failed rollout (connection, timeout, 5xx, judge failure).', default: '3' },
-    { name: 'retry_delay_seconds', type: 'float', description: 'First retry delay; doubles per retry (capped at 30 s).', default: '1' },
-    { name: 'rollout_timeout_seconds', type: 'float', description: 'Limit of one /run attempt.', default: 'request_timeout_seconds (10800)' },
-    { name: 'queue.url', type: 'str', description: 'Distribute the rollouts over `ngym worker` processes through this Redis (redis://host:port, unix:///path); see docs/distributed.md.' },
-    { name: 'queue.name', type: 'str', description: 'The BullMQ queue the workers take jobs from.', default: 'ngym_rollouts' },
-    { name: 'auth_token', type: 'str', description: "The gym's auth_token, when its servers require one (servers beyond loopback); better in env.yaml." },
-    { name: 'pass_threshold', type: 'float', description: 'pass@k counts a rollout as passed when reward >= this.', default: '1.0' },
-    { name: 'stall_timeout_seconds', type: 'float', description: 'Report an agent none of whose rollouts finished for this long (null: never).', default: String(DEFAULT_STALL_TIMEOUT_SECONDS) },
-    {
-      name: 'on_stall',
-      type: 'str',
-      description: 'Then: report (keep waiting), fail (record its rollouts in flight as failures, go on) or stop (record them, start nothing new).',
-      default: 'stop',
-    },
-  ],
+  parameters: Parameters,
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
-    const parameters = readParameters(globalConfig, Parameters, Object.keys(Parameters.shape));
+    const parameters = readParameters(globalConfig, Parameters);
     const queue = parameters.queue === undefined ? undefined : queueExecutor(parameters.queue, parameters, (text) => process.stderr.write(text));
     const client = await connectToGym(globalConfig, queue !== undefined);
     const collection = collectRollouts({
@@ -149,7 +144,8 @@ Example:
       outputPath: parameters.output_jsonl_fpath,
       agentName: parameters.agent_name,
       limit: parameters.limit,
-      numRepeats: parameters.num_repeats ?? 1,
+      // An explicit +num_repeats=null means collectRollouts' own default, as an absent one does.
+      numRepeats: parameters.num_repeats ?? undefined,
       concurrency: parameters.num_samples_in_parallel ?? (queue === undefined ? null : DEFAULT_QUEUE_IN_FLIGHT),
       responsesCreateParams: parameters.responses_create_params,
       ordered: parameters.ordered,

@@ -9,7 +9,7 @@ import { ServerClient } from '../../client/server-client.ts';
 import { loadGlobalConfig } from '../../config/global-config.ts';
 import { collectRollouts } from '../../rollouts/collect.ts';
 import { createProgressReporter } from '../../rollouts/progress.ts';
-import { launch } from '../../server/launcher.ts';
+import { launch } from '../../gym/launcher.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { NgymError } from '../../errors.ts';
 import { type CliCommand, readParameters } from '../command.ts';
@@ -21,7 +21,7 @@ export const DEMO_ENVIRONMENTS = [
   { env: 'example_session_state_mgmt', agent: 'example_session_state_mgmt_simple_agent' },
 ] as const;
 
-const Parameters = z.object({ output_dirpath: z.string().min(1).default('results/demo') });
+const Parameters = z.object({ output_dirpath: z.string().min(1).default('results/demo').describe('Where the rollouts are written.') });
 
 function demoOverrides(): string[] {
   const configPaths = [
@@ -39,7 +39,6 @@ function demoOverrides(): string[] {
 
 export const demoCommand: CliCommand = {
   name: 'demo',
-  aliases: [],
   summary: 'Run the whole system offline: start servers, collect scored rollouts of the example environments, stop.',
   description: `
 No model is called: replay_model replays model outputs recorded in each environment's
@@ -52,10 +51,10 @@ To use a real model instead, write env.yaml at the project root:
 then start the servers and collect:
   ngym run "+config_paths=[resources_servers/example_single_tool_call/configs/example_single_tool_call.yaml,responses_api_models/openai_model/configs/openai_model.yaml]"
   ngym collect +agent_name=example_single_tool_call_simple_agent +input_jsonl_fpath=resources_servers/example_single_tool_call/data/example.jsonl +output_jsonl_fpath=results/rollouts.jsonl`,
-  parameters: [{ name: 'output_dirpath', type: 'str', description: 'Where the rollouts are written.', default: 'results/demo' }],
+  parameters: Parameters,
   async run(args) {
     const parameterConfig = loadGlobalConfig({ overrides: args, envYamlPath: null });
-    const { output_dirpath: outputDir } = readParameters(parameterConfig, Parameters, ['output_dirpath']);
+    const { output_dirpath: outputDir } = readParameters(parameterConfig, Parameters);
     process.stdout.write('ngym demo: replaying recorded model outputs (replay_model); no LLM is called.\n');
     const globalConfig = loadGlobalConfig({ overrides: demoOverrides(), cwd: PACKAGE_ROOT, envYamlPath: null });
     const gym = await launch({ globalConfig, output: () => {} });

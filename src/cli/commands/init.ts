@@ -17,9 +17,9 @@ import { NgymError } from '../../errors.ts';
 import { assistantText } from '../../protocol/response-text.ts';
 import type { FunctionCallOutputItem, ResponseItem } from '../../protocol/responses.ts';
 import type { ResourcesServerDefinition } from '../../server/resources-server.ts';
-import { loadServerDefinition } from '../../server/hosting.ts';
-import { assistantMessage, functionCall, scriptedModel } from '../../testing/scripted-model.ts';
-import { startInProcessGym } from '../../testing/in-process.ts';
+import { loadServerDefinition } from '../../gym/hosting.ts';
+import { assistantMessage, functionCall, scriptedModel } from '../../server/scripted-model.ts';
+import { startInProcessGym } from '../../gym/in-process.ts';
 import { type CliCommand, readParameters } from '../command.ts';
 
 /** `my_env` -> `MyEnv`, as upstream names the server class. */
@@ -351,11 +351,10 @@ async function scaffoldResourcesServer(name: string, cwd: string): Promise<Scaff
   return { directory, files: [...Object.keys(files), 'data/example.jsonl', 'data/example_metrics.json', 'data/example_rollouts.jsonl'] };
 }
 
-const Parameters = z.object({ entrypoint: z.string().min(1) });
+const Parameters = z.object({ entrypoint: z.string().min(1).describe('resources_servers/<name> (the name is lowercased).') });
 
 export const initCommand: CliCommand = {
   name: 'init',
-  aliases: ['ng_init_resources_server', 'nemo_gym_init_resources_server'],
   summary: 'Scaffold a new environment (resources server) that passes `ngym test` and runs at once.',
   description: `
 Run from your project's root (where resources_servers/ is). Creates resources_servers/<name>/ with
@@ -367,10 +366,10 @@ folder is left alone.
 Example:
   ngym init +entrypoint=resources_servers/my_env
   ngym test +entrypoint=resources_servers/my_env`,
-  parameters: [{ name: 'entrypoint', type: 'str', description: 'resources_servers/<name> (the name is lowercased).', required: true }],
+  parameters: Parameters,
   async run(args) {
     const cwd = process.cwd();
-    const { entrypoint } = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), Parameters, ['entrypoint']);
+    const { entrypoint } = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), Parameters);
     const target = resolve(cwd, entrypoint);
     if (existsSync(target)) {
       process.stdout.write(`Folder already exists: ${target}. Exiting init.\n`);

@@ -3,14 +3,18 @@ import * as z from 'zod';
 import { loadGlobalConfig } from '../../config/global-config.ts';
 import { DATA_SOURCES, PREPARE_MODES, prepareData } from '../../data/prepare-data.ts';
 import { type CliCommand, readParameters } from '../command.ts';
+import { readElsewhere } from '../parameters.ts';
 
 const Parameters = z.object({
-  output_dirpath: z.string().min(1),
-  mode: z.enum(PREPARE_MODES),
-  should_download: z.boolean().default(false),
-  data_source: z.enum(DATA_SOURCES).default('huggingface'),
-  skip_invalid_rows: z.boolean().default(false),
-  overwrite_metrics_conflicts: z.boolean().default(false),
+  config_paths: readElsewhere(z.array(z.string()), 'Config files whose agents list the datasets.'),
+  output_dirpath: z.string().min(1).describe('Where <type>.jsonl and <type>_metrics.json are written.'),
+  mode: z.enum(PREPARE_MODES).describe('Which dataset types to prepare.'),
+  should_download: z.boolean().default(false).describe('Download missing datasets.'),
+  data_source: z.enum(DATA_SOURCES).default('huggingface').describe('Where missing datasets come from (gitlab is not supported).'),
+  skip_invalid_rows: z.boolean().default(false).describe('Leave invalid rows out (they are still reported) instead of failing.'),
+  overwrite_metrics_conflicts: z.boolean().default(false).describe('Replace committed metrics that differ instead of failing.'),
+  hf_token: readElsewhere(z.string().optional(), 'Hugging Face token for downloads (usually in env.yaml).'),
+  hf_endpoint: readElsewhere(z.string().optional(), 'Hugging Face Hub URL (default $HF_ENDPOINT or https://huggingface.co).'),
 });
 
 /** Upstream parses this command's config with the policy_* keys preset, so model configs resolve without env.yaml. */
@@ -18,7 +22,6 @@ const NO_MODEL_CONFIG = { policy_base_url: '', policy_api_key: '', policy_model_
 
 export const prepareDataCommand: CliCommand = {
   name: 'prepare-data',
-  aliases: ['ng_prepare_data', 'nemo_gym_prepare_data'],
   summary: 'Validate datasets, compute their metrics, and collate train/validation (or example) data with agent_ref.',
   description: `
 For every agent in the config with datasets of the mode's types (train_preparation: train and validation;
@@ -36,20 +39,10 @@ Examples:
     +output_dirpath=data/train +mode=train_preparation +should_download=true     # hf_token in env.yaml
 
 The model config only completes the agents' references (policy_* keys are preset to "", as upstream).`,
-  parameters: [
-    { name: 'config_paths', type: 'list[str]', description: 'Config files whose agents list the datasets.', required: true },
-    { name: 'output_dirpath', type: 'str', description: 'Where <type>.jsonl and <type>_metrics.json are written.', required: true },
-    { name: 'mode', type: 'train_preparation | example_validation', description: 'Which dataset types to prepare.', required: true },
-    { name: 'should_download', type: 'bool', description: 'Download missing datasets.', default: 'false' },
-    { name: 'data_source', type: 'huggingface | local', description: 'Where missing datasets come from (gitlab is not supported).', default: 'huggingface' },
-    { name: 'skip_invalid_rows', type: 'bool', description: 'Leave invalid rows out (they are still reported) instead of failing.', default: 'false' },
-    { name: 'overwrite_metrics_conflicts', type: 'bool', description: 'Replace committed metrics that differ instead of failing.', default: 'false' },
-    { name: 'hf_token', type: 'str', description: 'Hugging Face token for downloads (usually in env.yaml).' },
-    { name: 'hf_endpoint', type: 'str', description: 'Hugging Face Hub URL (default $HF_ENDPOINT or https://huggingface.co).' },
-  ],
+  parameters: Parameters,
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args, initialConfig: NO_MODEL_CONFIG });
-    const parameters = readParameters(globalConfig, Parameters, Object.keys(Parameters.shape));
+    const parameters = readParameters(globalConfig, Parameters);
     await prepareData({
       globalConfig,
       outputDir: parameters.output_dirpath,

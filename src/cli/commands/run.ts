@@ -1,16 +1,38 @@
 /** `ngym run` (alias `ng_run`): start the head server and every configured server, until Ctrl-C. */
-import { type GlobalConfig, loadGlobalConfig } from '../../config/global-config.ts';
+import { DEFAULT_HEAD_SERVER_PORT, type GlobalConfig, loadGlobalConfig } from '../../config/global-config.ts';
 import * as z from 'zod';
 import { ConfigError } from '../../errors.ts';
 import { parseReportingInput, validationDetails } from '../../protocol/validation.ts';
-import { ALLOW_UNAUTHENTICATED_KEY, AUTH_TOKEN_KEY, authTokenOf, generateAuthToken, isLoopbackHost } from '../../server/auth.ts';
-import { DEFAULT_HEALTH_CHECK, launch } from '../../server/launcher.ts';
+import { ALLOW_UNAUTHENTICATED_KEY, AUTH_TOKEN_KEY, authTokenOf, generateAuthToken, isLoopbackHost } from '../../client/auth-token.ts';
+import { DEFAULT_HEALTH_CHECK, launch } from '../../gym/launcher.ts';
 import type { CliCommand } from '../command.ts';
+import { ConfigPaths, readElsewhere } from '../parameters.ts';
 import { printInstancesTable } from '../output.ts';
+
+const HealthCheck = z
+  .strictObject({
+    interval_seconds: z.number().positive().default(DEFAULT_HEALTH_CHECK.interval_seconds),
+    timeout_seconds: z.number().positive().default(DEFAULT_HEALTH_CHECK.timeout_seconds),
+    misses: z.number().int().min(1).default(DEFAULT_HEALTH_CHECK.misses),
+  })
+  .nullable()
+  .default(DEFAULT_HEALTH_CHECK);
+
+/** Where servers listen unless told otherwise, as the config loader has it. */
+const DEFAULT_HOST = '127.0.0.1';
+
+/** The config loader and the launcher read these keys; run's own code reads only health_check (healthCheckOptions). */
+const Parameters = z.object({
+  config_paths: ConfigPaths,
+  head_server: readElsewhere(z.object({ host: z.string(), port: z.number().int() }).default({ host: DEFAULT_HOST, port: DEFAULT_HEAD_SERVER_PORT }), 'Where the head server listens.'),
+  default_host: readElsewhere(z.string().default(DEFAULT_HOST), 'Host for servers without one.'),
+  error_on_almost_servers: readElsewhere(z.boolean().default(true), 'Fail on entries shaped like servers that fail validation.'),
+  server_spinup_timeout_seconds: readElsewhere(z.number().default(600), 'How long every server has to become ready (0: no limit).'),
+  health_check: readElsewhere(HealthCheck, 'GET / every server while running; report one that misses this many checks in a row (null: off).'),
+});
 
 export const runCommand: CliCommand = {
   name: 'run',
-  aliases: ['ng_run', 'nemo_gym_run'],
   summary: 'Start the head server and every server in the config, each as its own process, until Ctrl-C.',
   description: `
 Composes the config (config files, env.yaml, then command-line overrides), validates every server's
@@ -21,19 +43,7 @@ empty or 0 are allocated without races. Clients find the servers through the hea
 Examples:
   ngym run "+config_paths=[resources_servers/example_single_tool_call/configs/example_single_tool_call.yaml,responses_api_models/openai_model/configs/openai_model.yaml]"
   ng_run "+config_paths=[...]" +head_server.port=12000`,
-  parameters: [
-    { name: 'config_paths', type: 'list[str]', description: 'YAML config files to compose, in order.' },
-    { name: 'head_server', type: '{host, port}', description: 'Where the head server listens.', default: '{host: 127.0.0.1, port: 11000}' },
-    { name: 'default_host', type: 'str', description: 'Host for servers without one.', default: '127.0.0.1' },
-    { name: 'error_on_almost_servers', type: 'bool', description: 'Fail on entries shaped like servers that fail validation.', default: 'true' },
-    { name: 'server_spinup_timeout_seconds', type: 'float', description: 'How long every server has to become ready (0: no limit).', default: '600' },
-    {
-      name: 'health_check',
-      type: '{interval_seconds, timeout_seconds, misses} | null',
-      description: 'GET / every server while running; report one that misses this many checks in a row (null: off).',
-      default: '{interval_seconds: 10, timeout_seconds: 10, misses: 3}',
-    },
-  ],
+  parameters: Parameters,
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
     const health = healthCheckOptions(globalConfig.dict.health_check);
@@ -79,15 +89,6 @@ Examples:
     }
   },
 };
-
-const HealthCheck = z
-  .strictObject({
-    interval_seconds: z.number().positive().default(DEFAULT_HEALTH_CHECK.interval_seconds),
-    timeout_seconds: z.number().positive().default(DEFAULT_HEALTH_CHECK.timeout_seconds),
-    misses: z.number().int().min(1).default(DEFAULT_HEALTH_CHECK.misses),
-  })
-  .nullable()
-  .default(DEFAULT_HEALTH_CHECK);
 
 function healthCheckOptions(value: unknown): { intervalMs: number; timeoutMs: number; misses: number } | null {
   const parsed = parseReportingInput(HealthCheck, value);

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve, sep } from 'node:path';
 import * as z from 'zod';
 import { loadGlobalConfig } from '../../config/global-config.ts';
-import { SERVER_TYPES } from '../../config/schemas.ts';
+import { SERVER_TYPES } from '../../protocol/server-types.ts';
 import { environmentDataProblems } from '../../data/environment-data.ts';
 import { NgymError } from '../../errors.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
@@ -62,11 +62,13 @@ function serverDirectory(entrypoint: string, cwd: string): { directory: string; 
 
 const write = (text: string) => process.stdout.write(text);
 
-const TestParameters = z.object({ entrypoint: z.string().min(1), should_validate_data: z.boolean().default(true) });
+const TestParameters = z.object({
+  entrypoint: z.string().min(1).describe('The server folder, <server type>/<name>.'),
+  should_validate_data: z.boolean().default(true).describe("Check a resources server's data/ folder after the tests."),
+});
 
 export const testCommand: CliCommand = {
   name: 'test',
-  aliases: ['ng_test', 'nemo_gym_test'],
   summary: "Run a server's tests (vitest), then check a resources server's data folder.",
   description: `
 Runs the vitest tests in <entrypoint> (a folder such as resources_servers/my_env, relative to the
@@ -78,13 +80,10 @@ Exit code: vitest's (5 when the folder has no tests), else 1 if the data check f
 Example:
   ngym test +entrypoint=resources_servers/my_env
   ngym test +entrypoint=resources_servers/my_env +should_validate_data=false`,
-  parameters: [
-    { name: 'entrypoint', type: 'str', description: 'The server folder, <server type>/<name>.', required: true },
-    { name: 'should_validate_data', type: 'bool', description: "Check a resources server's data/ folder after the tests.", default: 'true' },
-  ],
+  parameters: TestParameters,
   async run(args) {
     const cwd = process.cwd();
-    const parameters = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), TestParameters, ['entrypoint', 'should_validate_data']);
+    const parameters = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), TestParameters);
     const server = serverDirectory(parameters.entrypoint, cwd);
     const code = await runServerTests(server.directory, cwd);
     if (code !== 0) {
@@ -103,7 +102,9 @@ Example:
   },
 };
 
-const TestAllParameters = z.object({ fail_on_total_and_test_mismatch: z.boolean().default(false) });
+const TestAllParameters = z.object({
+  fail_on_total_and_test_mismatch: z.boolean().default(false).describe('Also fail when a server folder has no README.md (and so was not tested).'),
+});
 
 function percent(count: number, total: number): string {
   return `${count} / ${total} (${total === 0 ? '0.00' : ((100 * count) / total).toFixed(2)}%)`;
@@ -111,7 +112,6 @@ function percent(count: number, total: number): string {
 
 export const testAllCommand: CliCommand = {
   name: 'test-all',
-  aliases: ['ng_test_all', 'nemo_gym_test_all'],
   summary: 'Run `ngym test` on every server folder that has a README.md, and summarize.',
   description: `
 Looks at resources_servers/*, responses_api_agents/* and responses_api_models/* under the current
@@ -121,17 +121,10 @@ rerun each. Exit code 1 if anything failed or has no tests.
 
 Example:
   ngym test-all +fail_on_total_and_test_mismatch=true`,
-  parameters: [
-    {
-      name: 'fail_on_total_and_test_mismatch',
-      type: 'bool',
-      description: 'Also fail when a server folder has no README.md (and so was not tested).',
-      default: 'false',
-    },
-  ],
+  parameters: TestAllParameters,
   async run(args) {
     const cwd = process.cwd();
-    const parameters = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), TestAllParameters, ['fail_on_total_and_test_mismatch']);
+    const parameters = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), TestAllParameters);
     const candidates = SERVER_TYPES.flatMap((serverType) => {
       const root = join(cwd, serverType);
       if (!existsSync(root)) return [];

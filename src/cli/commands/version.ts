@@ -25,14 +25,15 @@ export function versionInfo() {
   };
 }
 
+const Parameters = z.object({ json: z.boolean().default(false).describe('Print JSON.') });
+
 export const versionCommand: CliCommand = {
   name: 'version',
-  aliases: ['ng_version', 'nemo_gym_version'],
   summary: 'Print the versions of ngym, Node and the main dependencies.',
   description: 'Example:\n  ngym version +json=true',
-  parameters: [{ name: 'json', type: 'bool', description: 'Print JSON.', default: 'false' }],
+  parameters: Parameters,
   async run(args) {
-    const { json } = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), z.object({ json: z.boolean().default(false) }), ['json']);
+    const { json } = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), Parameters);
     const info = versionInfo();
     if (json) process.stdout.write(`${JSON.stringify(info, null, 2)}\n`);
     else process.stdout.write(`ngym ${info.ngym} (node ${info.node}) at ${info.installation_path}\n`);

@@ -2,21 +2,23 @@
 import * as z from 'zod';
 import { loadGlobalConfig } from '../../config/global-config.ts';
 import { NgymError } from '../../errors.ts';
-import { startViewer } from '../../viewer/app.tsx';
+import { DEFAULT_VIEWER_PORT, startViewer } from '../../viewer/app.tsx';
 import { type CliCommand, readParameters } from '../command.ts';
 
+const Port = z.number().int().min(0).max(65535).nullable().optional();
+const Host = z.string().min(1).nullable().optional();
+
 const Parameters = z.object({
-  jsonl_fpath: z.string().min(1),
-  port: z.number().int().min(0).max(65535).nullable().optional(),
-  server_port: z.number().int().min(0).max(65535).nullable().optional(),
-  host: z.string().min(1).nullable().optional(),
-  server_host: z.string().min(1).nullable().optional(),
-  pass_threshold: z.number().default(1),
+  jsonl_fpath: z.string().min(1).describe('The rollouts file (output of ngym collect).'),
+  port: Port.describe(`Port (alias server_port); 0 picks a free one. Default ${DEFAULT_VIEWER_PORT}, or the next free one.`),
+  server_port: Port.meta({ aliasOf: 'port' }),
+  host: Host.meta({ description: 'Interface to listen on (alias server_host).', shownDefault: '127.0.0.1' }),
+  server_host: Host.meta({ aliasOf: 'host' }),
+  pass_threshold: z.number().default(1).describe('Reward at or above which a rollout passes (pass@k).'),
 });
 
 export const viewCommand: CliCommand = {
   name: 'view',
-  aliases: ['ng_viewer', 'nemo_gym_viewer'],
   summary: 'Browse a rollouts JSONL file in a local web viewer: filters, trajectories, reward histogram, pass@k.',
   description: `
 Indexes the file (one pass, line offsets kept on the server; a 100 MB file is fine), then serves
@@ -28,14 +30,9 @@ Ctrl-C stops it.
 Examples:
   ngym view +jsonl_fpath=results/example_multi_step_rollouts.jsonl
   ng_viewer +jsonl_fpath=results/rollouts.jsonl +server_port=8080`,
-  parameters: [
-    { name: 'jsonl_fpath', type: 'str', description: 'The rollouts file (output of ngym collect).', required: true },
-    { name: 'port', type: 'int', description: 'Port (alias server_port); 0 picks a free one. Default 7860, or the next free one.' },
-    { name: 'host', type: 'str', description: 'Interface to listen on (alias server_host).', default: '127.0.0.1' },
-    { name: 'pass_threshold', type: 'float', description: 'Reward at or above which a rollout passes (pass@k).', default: '1' },
-  ],
+  parameters: Parameters,
   async run(args) {
-    const parameters = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), Parameters, Object.keys(Parameters.shape));
+    const parameters = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), Parameters);
     if (parameters.port != null && parameters.server_port != null && parameters.port !== parameters.server_port) {
       throw new NgymError('NGYM_USAGE', 'Give +port or +server_port, not both.');
     }

@@ -4,15 +4,23 @@ import { loadGlobalConfig } from '../../config/global-config.ts';
 import { connectRedis, describeRedis, QueueSettings } from '../../rollouts/queue/connection.ts';
 import { startQueueWorker } from '../../rollouts/queue/queue-worker.ts';
 import { type CliCommand, headServerClient, readParameters } from '../command.ts';
+import { readElsewhere } from '../parameters.ts';
 
 const Parameters = z.object({
-  queue: QueueSettings,
-  concurrency: z.number().int().min(1).default(64),
+  queue: QueueSettings.meta({
+    fields: {
+      url: 'Redis: redis://host:port[/db], rediss://host:port or unix:///path/to/redis.sock.',
+      name: 'The queue; the same as the collector’s.',
+      lock_seconds: 'A job whose worker is silent this long is retried by another worker.',
+      max_stalled: 'Times a job may stall before it is recorded as failed.',
+    },
+  }),
+  concurrency: z.number().int().min(1).default(64).describe('Rollouts this worker runs at once.'),
+  auth_token: readElsewhere(z.string().optional(), "The gym's auth_token, when its servers require one."),
 });
 
 export const workerCommand: CliCommand = {
   name: 'worker',
-  aliases: [],
   summary: 'Run rollout jobs from a Redis queue (distributed ngym collect) against the servers this host reaches.',
   description: `
 Takes rollout jobs that \`ngym collect +queue.url=...\` puts on a BullMQ queue in Redis, POSTs each to its
@@ -25,17 +33,10 @@ hand and exits; a second one exits at once. See docs/distributed.md.
 Example:
   ngym run +config_paths=[resources_servers/example_single_tool_call/configs/example_single_tool_call.yaml,...] &
   ngym worker +queue.url=redis://redis-host:6379 +concurrency=64`,
-  parameters: [
-    { name: 'queue.url', type: 'str', description: 'Redis: redis://host:port[/db], rediss://host:port or unix:///path/to/redis.sock.', required: true },
-    { name: 'queue.name', type: 'str', description: 'The queue; the same as the collector’s.', default: 'ngym_rollouts' },
-    { name: 'queue.lock_seconds', type: 'float', description: 'A job whose worker is silent this long is retried by another worker.', default: '30' },
-    { name: 'queue.max_stalled', type: 'int', description: 'Times a job may stall before it is recorded as failed.', default: '2' },
-    { name: 'concurrency', type: 'int', description: 'Rollouts this worker runs at once.', default: '64' },
-    { name: 'auth_token', type: 'str', description: "The gym's auth_token, when its servers require one." },
-  ],
+  parameters: Parameters,
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
-    const parameters = readParameters(globalConfig, Parameters, Object.keys(Parameters.shape));
+    const parameters = readParameters(globalConfig, Parameters);
     const client = await headServerClient(globalConfig);
     const connection = connectRedis(parameters.queue.url);
     const log = (message: string) => process.stderr.write(`${message}\n`);

@@ -28,7 +28,7 @@ const DownloadParameters = z.object({
 });
 
 export async function downloadDataset(args: string[]): Promise<number> {
-  const parameters = readParameters(loadGlobalConfig({ overrides: args }), DownloadParameters, Object.keys(DownloadParameters.shape));
+  const parameters = readParameters(loadGlobalConfig({ overrides: args }), DownloadParameters);
   const hub = { token: parameters.hf_token, endpoint: parameters.hf_endpoint, revision: parameters.revision };
   if (parameters.artifact_fpath !== undefined) {
     const destination = parameters.output_fpath ?? join(parameters.output_dirpath ?? '.', parameters.artifact_fpath.split('/').at(-1) as string);
@@ -61,7 +61,7 @@ const RenderParameters = z.object({ input_jsonl_fpath: z.string().min(1), prompt
 const PromptConfig = z.object({ user: z.string(), system: z.string().optional() });
 
 export async function renderDataset(args: string[]): Promise<number> {
-  const parameters = readParameters(loadGlobalConfig({ overrides: args }), RenderParameters, Object.keys(RenderParameters.shape));
+  const parameters = readParameters(loadGlobalConfig({ overrides: args }), RenderParameters);
   const promptPath = resolve(parameters.prompt_config);
   const parsed = PromptConfig.safeParse(readYamlConfig(promptPath));
   if (!parsed.success) throw new NgymError('NGYM_USAGE', `${parameters.prompt_config} must hold \`user:\` (and optionally \`system:\`) templates: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);

@@ -10,9 +10,9 @@ import { sharedHttpClient } from '../../client/http-client.ts';
 import { formatHost, loadGlobalConfig } from '../../config/global-config.ts';
 import { isDict } from '../../config/tree.ts';
 import { NgymError } from '../../errors.ts';
-import { authorizationHeader, AUTH_TOKEN_KEY, authTokenOf } from '../../server/auth.ts';
-import type { ServerInstanceInfo } from '../../server/head-server.ts';
-import { locateAndValidate } from '../../server/launcher.ts';
+import { authorizationHeader, AUTH_TOKEN_KEY, authTokenOf } from '../../client/auth-token.ts';
+import type { ServerInstanceInfo } from '../../gym/head-server.ts';
+import { locateAndValidate } from '../../gym/launcher.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { readParameters } from '../command.ts';
 import { testCommand } from '../commands/test.ts';
@@ -67,7 +67,7 @@ const PackagesParameters = z.object({ entrypoint: z.string().min(1) });
 /** The bare module specifiers a folder's TypeScript imports, with the version ngym's package.json pins. */
 export async function serverPackages(args: string[]): Promise<number> {
   const globalConfig = loadGlobalConfig({ overrides: args, envYamlPath: null });
-  const { entrypoint } = readParameters(globalConfig, PackagesParameters, ['entrypoint']);
+  const { entrypoint } = readParameters(globalConfig, PackagesParameters);
   const directory = [process.cwd(), PACKAGE_ROOT].map((root) => join(root, entrypoint)).find(existsSync);
   if (directory === undefined) throw new NgymError('NGYM_USAGE', `No server folder ${entrypoint}.`);
   const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };

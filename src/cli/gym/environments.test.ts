@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadGlobalConfig } from '../../config/global-config.ts';
-import { locateAndValidate } from '../../server/launcher.ts';
+import { locateAndValidate } from '../../gym/launcher.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { assetConfigPath } from './flags.ts';
 

@@ -4,7 +4,7 @@
  */
 import { loadGlobalConfig } from '../../config/global-config.ts';
 import { NgymError } from '../../errors.ts';
-import { launch } from '../../server/launcher.ts';
+import { launch } from '../../gym/launcher.ts';
 import { collectCommand } from '../commands/collect.ts';
 
 export async function runEvaluation(overrides: string[]): Promise<number> {

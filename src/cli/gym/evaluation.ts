@@ -16,8 +16,8 @@ import { isDict } from '../../config/tree.ts';
 import { NgymError } from '../../errors.ts';
 import { readJsonl } from '../../rollouts/jsonl.ts';
 import { JsonlAppender, outputPathsFor } from '../../rollouts/output-files.ts';
-import { computeAggregateMetrics } from '../../rollouts/reward-profile.ts';
-import { computeMetrics } from '../../rollouts/rollout-metrics.ts';
+import { computeAggregateMetrics } from '../../metrics/reward-profile.ts';
+import { computeMetrics } from '../../metrics/rollout-metrics.ts';
 import { headServerClient, readParameters } from '../command.ts';
 
 type Row = Record<string, unknown>;
@@ -75,7 +75,7 @@ const formatMetrics = (metrics: Record<string, number>) => Object.entries(metric
 const AggregateParameters = z.object({ input_glob: z.string().min(1), output_jsonl_fpath: z.string().min(1), merge_shards: z.boolean().default(true) });
 
 export async function aggregateRollouts(args: string[]): Promise<number> {
-  const parameters = readParameters(loadGlobalConfig({ overrides: args }), AggregateParameters, Object.keys(AggregateParameters.shape));
+  const parameters = readParameters(loadGlobalConfig({ overrides: args }), AggregateParameters);
   const shards = expandGlob(parameters.input_glob).filter((path) => outputPathsFor(path).output !== outputPathsFor(parameters.output_jsonl_fpath).output);
   if (shards.length === 0) throw new NgymError('NGYM_USAGE', `No rollout shards match --input-glob ${parameters.input_glob}.`);
   const rows = (await Promise.all(shards.map(readRows))).flat().sort(taskOrder);
@@ -94,7 +94,7 @@ export async function aggregateRollouts(args: string[]): Promise<number> {
 const ProfileParameters = z.object({ rollouts_jsonl_fpath: z.string().min(1), materialized_inputs_jsonl_fpath: z.string().min(1).optional() });
 
 export async function profileRollouts(args: string[]): Promise<number> {
-  const parameters = readParameters(loadGlobalConfig({ overrides: args }), ProfileParameters, Object.keys(ProfileParameters.shape));
+  const parameters = readParameters(loadGlobalConfig({ overrides: args }), ProfileParameters);
   const rows = await readRows(parameters.rollouts_jsonl_fpath);
   const profiles = rewardProfiles(rows);
   const path = outputPathsFor(parameters.rollouts_jsonl_fpath).output.replace(/\.jsonl$/, '_reward_profile.json');
@@ -143,7 +143,7 @@ async function reverifyOne(client: ServerClient, row: Row, agentName: string | u
 
 export async function reverifyRollouts(args: string[]): Promise<number> {
   const globalConfig = loadGlobalConfig({ overrides: args });
-  const parameters = readParameters(globalConfig, ReverifyParameters, Object.keys(ReverifyParameters.shape));
+  const parameters = readParameters(globalConfig, ReverifyParameters);
   const paths = outputPathsFor(parameters.output_jsonl_fpath);
   if (existsSync(paths.output) && !parameters.overwrite) {
     throw new NgymError('NGYM_USAGE', `${paths.output} exists; pass --overwrite to replace it.`);

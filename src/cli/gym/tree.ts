@@ -6,8 +6,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { NgymError } from '../../errors.ts';
-import type { CliCommand } from '../command.ts';
-import { loadCommand } from '../commands/index.ts';
+import { type CommandEntry, findCommand, scriptAliases } from '../commands/index.ts';
 import { versionInfo } from '../commands/version.ts';
 import { COMPONENT_TYPES, type ComponentType, printCatalog } from './catalog.ts';
 import { downloadDataset, renderDataset } from './dataset.ts';
@@ -61,7 +60,13 @@ interface Leaf {
 
 /** Runs the ngym command of this name (loaded on use, as commands/index.ts explains). */
 async function runNgym(name: string, overrides: string[]): Promise<number> {
-  return ((await loadCommand(name)) as CliCommand).run(overrides);
+  return (await (findCommand(name) as CommandEntry).load()).run(overrides);
+}
+
+/** `ngym run` (`ng_run`): an ngym command and its upstream script, for the mapping table. */
+function ngymCommand(name: string): string {
+  const [script] = scriptAliases(findCommand(name) as CommandEntry);
+  return `\`ngym ${name}\`${script === undefined ? '' : ` (\`${script}\`)`}`;
 }
 
 const delegate = (name: string) => (invocation: Invocation) => runNgym(name, invocation.overrides);
@@ -166,7 +171,7 @@ const LEAVES: Leaf[] = [
     path: 'dataset collate',
     summary: 'Validate and collate the dataset.',
     flags: [CONFIG, RESOURCES_SERVER_CONFIG, MODEL_TYPE, SEARCH_DIR, valueFlag('--mode <mode>', 'mode', 'train_preparation or example_validation.', ['train_preparation', 'example_validation']), valueFlag('--output-dir <dir>', 'output_dirpath', 'Where the collated files go.'), boolFlag('--download', 'should_download', 'Download missing datasets from Hugging Face.')],
-    ngym: '`ngym prepare-data` (`ng_prepare_data`)',
+    ngym: ngymCommand('prepare-data'),
     run: delegate('prepare-data'),
   },
   {
@@ -182,7 +187,7 @@ const LEAVES: Leaf[] = [
       ownFlag('--higher-is-better', 'Accepted (rewards are higher-is-better).'),
       ownFlag('--lower-is-better', 'Not supported by ngym.'),
     ],
-    ngym: '`ngym init` (`ng_init_resources_server`)',
+    ngym: ngymCommand('init'),
     run: async (invocation) => {
       const { options } = invocation;
       const refused = ['environment', 'benchmark', 'reuseVerifier', 'rewardRange', 'lowerIsBetter'].find((key) => options[key] !== undefined);
@@ -192,7 +197,7 @@ const LEAVES: Leaf[] = [
       return runNgym('init', invocation.overrides);
     },
   },
-  { path: 'env resolve', summary: 'Resolve the final config from configs, flags, and overrides.', flags: [...SERVER_SELECTION, ...MODEL_FLAGS], ngym: '`ngym dump-config` (`ng_dump_config`)', run: delegate('dump-config') },
+  { path: 'env resolve', summary: 'Resolve the final config from configs, flags, and overrides.', flags: [...SERVER_SELECTION, ...MODEL_FLAGS], ngym: ngymCommand('dump-config'), run: delegate('dump-config') },
   {
     path: 'env validate',
     summary: 'Validate a manifest-backed workload or config without starting services.',
@@ -217,7 +222,7 @@ const LEAVES: Leaf[] = [
     summary: 'Test a manifest-backed workload or resources server.',
     positionals: '[name]',
     flags: [ownFlag('--kind <kind>', 'environment (ngym has no benchmarks).', ['environment', 'benchmark']), ownFlag('--update-expected', 'Not supported by ngym.'), JSON_OUTPUT, RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--all', 'Test every server folder (ngym test-all).')],
-    ngym: '`ngym test` (`ng_test`); with `--all` `ngym test-all`; with an environment name, `ngym test` of its resources servers',
+    ngym: `${ngymCommand('test')}; with \`--all\` \`ngym test-all\`; with an environment name, \`ngym test\` of its resources servers`,
     run: async ({ words, overrides, options }) => {
       if (options.all === true) return runNgym('test-all', overrides);
       if (words[0] !== undefined) return testEnvironment(words[0], overrides.filter((override) => !override.startsWith('+entrypoint=')));
@@ -229,7 +234,7 @@ const LEAVES: Leaf[] = [
     path: 'env start',
     summary: 'Start the servers.',
     flags: [...SERVER_SELECTION, ...MODEL_FLAGS],
-    ngym: '`ngym run` (`ng_run`)',
+    ngym: ngymCommand('run'),
     run: async (invocation) => {
       noBenchmarks(invocation.options);
       return runNgym('run', invocation.overrides);
@@ -251,7 +256,7 @@ const LEAVES: Leaf[] = [
     path: 'eval prepare',
     summary: 'Prepare benchmark data and dump it to disk.',
     flags: [CONFIG, ownFlag('--benchmark <name>', 'Benchmark (ngym ships none).'), SEARCH_DIR],
-    ngym: '`ngym prepare-data` (`ng_prepare_data`)',
+    ngym: ngymCommand('prepare-data'),
     run: async (invocation) => {
       noBenchmarks(invocation.options);
       return runNgym('prepare-data', invocation.overrides);
@@ -282,7 +287,7 @@ const LEAVES: Leaf[] = [
       ownFlag('--health-check-workers <n>', 'Accepted, unused.'),
       ownFlag('--health-check-ignore <checks>', 'Accepted, unused.'),
     ],
-    ngym: '`ngym run`, then `ngym collect` (`ng_collect_rollouts`); with `--no-serve` only `ngym collect`',
+    ngym: `\`ngym run\`, then ${ngymCommand('collect')}; with \`--no-serve\` only \`ngym collect\``,
     run: async ({ overrides, options }) => {
       noBenchmarks(options);
       if (options.promptConfig !== undefined || options.split !== undefined) throw new NgymError('NGYM_USAGE', 'gym eval run in ngym takes --input <jsonl> (render prompts first with `gym dataset render`).');
@@ -351,7 +356,7 @@ const LEAVES: Leaf[] = [
       ownFlag('-o, --output-dir <dir>', 'Report directory.'),
       ownFlag('--report-format <format>', 'md, json or both.', ['md', 'json', 'both']),
     ], ngym: 'not available: answers with an error saying why', run: unavailable('gym eval compare is not in ngym; compare the <output>_metrics.json files of the runs.') },
-  { path: 'dev test', summary: "Run NeMo Gym's unit tests.", flags: [], ngym: '`ngym test-all` (`ng_test_all`)', run: delegate('test-all') },
+  { path: 'dev test', summary: "Run NeMo Gym's unit tests.", flags: [], ngym: ngymCommand('test-all'), run: delegate('test-all') },
 ];
 
 /** The tree as (upstream command, ngym command) rows, for docs/cli.md and its test. */

@@ -1,0 +1,531 @@
+/**
+ * `ngym run`: the head server in this process and every configured server as its own child process.
+ *
+ * Order of work: validate every server's config (nothing starts if one is wrong), bind the head server,
+ * bind each TypeScript server's port here and pass the socket to its child (race-free), start the
+ * children with `NEMO_GYM_CONFIG_DICT` / `NEMO_GYM_CONFIG_PATH`, and wait until each is ready. A child
+ * that dies is reported with its output; stopping sends SIGTERM, then SIGKILL after a grace period.
+ *
+ * A server entry with `replicas: N` starts N children, each on its own ports; the config names the first, and
+ * clients learn the others from the head server (src/client/replica-router.ts). A replica that dies while
+ * others of its name live is taken out of rotation instead of stopping the gym. With `head_server.url` this run
+ * starts no head server and its servers join that head's as replicas (src/gym/replica-join.ts).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sharedHttpClient } from '../client/http-client.ts';
+import { CONFIG_DICT_ENV, CONFIG_PATH_ENV, type GlobalConfig, formatHost } from '../config/global-config.ts';
+import { withRaisedFileLimit } from '../util/file-limits.ts';
+import { siblingModule, SOURCE_NODE_ARGS } from '../util/package-root.ts';
+import { configPathOf, type ServerInstance } from '../config/server-instances.ts';
+import type { ConfigDict } from '../config/tree.ts';
+import { dumpYaml } from '../config/yaml-file.ts';
+import { ConfigError, NgymError } from '../errors.ts';
+import { authorizationHeader, AUTH_TOKEN_KEY, authTokenOf } from '../client/auth-token.ts';
+import { type ChildMessage, HEAD_URL_ENV, LISTEN_HANDLE_ENV, SEARCH_ROOTS_ENV, SHUTDOWN_GRACE_MS } from './child-protocol.ts';
+import { createHeadServerApp, type ServerInstanceInfo } from './head-server.ts';
+import { checkReachable, joinedHeadUrl, joinHead, type Membership } from './replica-join.ts';
+import type { ReplicaInfo } from '../protocol/replicas.ts';
+import { ReplicaRegistry } from './replica-registry.ts';
+import { loadServerDefinition, locateServer, type ServerLocation, validatedServerConfig } from './hosting.ts';
+import { type BoundServer, bindServer } from '../server/serve.ts';
+
+const CHILD_MAIN = fileURLToPath(siblingModule(import.meta.url, 'child-main'));
+const TSX_LOADER = import.meta.resolve('tsx');
+const OUTPUT_TAIL_LINES = 60;
+const NODE_ARGS_ENV = 'NGYM_NODE_ARGS';
+
+export interface LaunchOptions {
+  globalConfig: GlobalConfig;
+  /** Receives every line children print, prefixed with `(<instance>) `; default stderr. */
+  output?: (line: string) => void;
+}
+
+/** Once all servers are ready: `GET /` each every `intervalMs`; `misses` unanswered checks in a row are reported. */
+export interface HealthCheckOptions {
+  intervalMs: number;
+  timeoutMs: number;
+  misses: number;
+  /** Called when a server stops answering (`answering: false`) and when it answers again. */
+  report: (message: string, answering: boolean) => void;
+}
+
+export const DEFAULT_HEALTH_CHECK = { interval_seconds: 10, timeout_seconds: 10, misses: 3 };
+
+const SPINUP_TIMEOUT_KEY = 'server_spinup_timeout_seconds';
+/** Upstream 0.7.0's default: long enough for a Python server that builds its venv or starts Ray first. */
+const DEFAULT_SPINUP_TIMEOUT_SECONDS = 600;
+
+/**
+ * `server_spinup_timeout_seconds` in milliseconds, as upstream 0.7.0 reads it: unset or null is 600 s, 0 or less
+ * waits without a limit (Infinity), a numeric string (from `${oc.env:...}`) counts as its number.
+ */
+export function spinupTimeoutMs(value: unknown): number {
+  if (value === undefined || value === null) return DEFAULT_SPINUP_TIMEOUT_SECONDS * 1000;
+  const seconds = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  if (!Number.isFinite(seconds)) {
+    throw new ConfigError('NGYM_CONFIG_INVALID', `${SPINUP_TIMEOUT_KEY} must be a number of seconds, got ${JSON.stringify(value)}. Set it to 0 to wait for servers without a limit.`, { key: SPINUP_TIMEOUT_KEY });
+  }
+  return seconds <= 0 ? Number.POSITIVE_INFINITY : seconds * 1000;
+}
+
+export class ServerStartError extends NgymError {
+  constructor(message: string) {
+    super('NGYM_SERVER_START', message);
+  }
+}
+
+interface Child {
+  instance: ServerInstance;
+  /** 0 for the first replica (the one the config and `/server_instances` name). */
+  replica: number;
+  location: ServerLocation;
+  process: ChildProcess;
+  info: ServerInstanceInfo;
+  /** Its cleartext HTTP/2 address (TypeScript servers). */
+  h2cUrl: string | null;
+  tail: string[];
+  ready: boolean;
+  exited: boolean;
+}
+
+async function bindPort(host: string, port: number): Promise<NetServer> {
+  const server = createNetServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new ServerStartError(`Port ${port} on ${host} is already in use. Free it, or set the port to 0 to get a free one.`)
+          : error,
+      ),
+    );
+    server.listen({ host, port, backlog: 65_535 }, resolve);
+  });
+  return server;
+}
+
+/** Upstream's probe for servers that bind their own port (Python): racy, but they cannot take a socket. */
+async function probeFreePort(host: string, disallowed: Set<number>): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const server = await bindPort(host, 0);
+    const port = (server.address() as { port: number }).port;
+    await new Promise((resolve) => server.close(resolve));
+    if (!disallowed.has(port)) return port;
+  }
+  throw new ServerStartError(`Unable to find an open port that does not conflict with ${[...disallowed].join(', ')} after 50 attempts.`);
+}
+
+/** Validates everything before any process starts; reports every broken server at once. */
+export async function locateAndValidate(globalConfig: GlobalConfig): Promise<Map<string, ServerLocation>> {
+  const locations = new Map<string, ServerLocation>();
+  const problems: string[] = [];
+  for (const instance of globalConfig.servers) {
+    try {
+      const location = locateServer(globalConfig, instance);
+      if (location.language === 'typescript') {
+        validatedServerConfig(globalConfig, instance, await loadServerDefinition(location.entrypoint));
+      }
+      locations.set(instance.name, location);
+    } catch (error) {
+      problems.push(NgymError.isInstance(error) ? error.message : String(error));
+    }
+  }
+  if (problems.length > 0) throw new ConfigError('NGYM_CONFIG_INVALID', problems.join('\n'));
+  return locations;
+}
+
+export class RunningGym {
+  private readonly children: Child[] = [];
+  private stopping: Promise<void> | undefined;
+  private failureListeners: ((error: ServerStartError) => void)[] = [];
+  private healthTimer: NodeJS.Timeout | undefined;
+  /** Set when this run joined another head server (`head_server.url`). */
+  membership: Membership | undefined;
+  readonly startedAt = Date.now();
+
+  constructor(
+    readonly globalConfig: GlobalConfig,
+    /** This run's head server; undefined when it joined another's. */
+    readonly head: BoundServer | undefined,
+    private readonly output: (line: string) => void,
+    private readonly joinedHeadUrl?: string,
+  ) {}
+
+  get headUrl(): string {
+    return this.head?.url ?? (this.joinedHeadUrl as string);
+  }
+
+  /** One entry per server (its first replica), in upstream's shape. */
+  get instances(): ServerInstanceInfo[] {
+    return this.children.filter((child) => child.replica === 0).map((child) => child.info);
+  }
+
+  /** Every replica launched here, up or not. */
+  get replicas(): ReplicaInfo[] {
+    return this.children.map((child) => ({
+      name: child.instance.name,
+      server_type: child.instance.serverType,
+      url: child.info.url,
+      h2c_url: child.h2cUrl,
+      pid: child.info.pid,
+      origin: 'local',
+      up: !child.exited,
+    }));
+  }
+
+  /** Called once if a server dies while the gym runs (not while it is being stopped). */
+  onServerFailure(listener: (error: ServerStartError) => void): void {
+    this.failureListeners.push(listener);
+  }
+
+  addChild(child: Child): void {
+    this.children.push(child);
+  }
+
+  async waitUntilAllReady(deadline: number): Promise<void> {
+    await Promise.all(this.children.map((child) => waitUntilReady(this, child, deadline)));
+  }
+
+  childFailure(child: Child, reason: string): ServerStartError {
+    const tail = child.tail.length > 0 ? `\nLast output of ${childLabel(child)}:\n${child.tail.join('\n')}` : '';
+    return new ServerStartError(`Server '${childLabel(child)}' ${reason}.${tail}`);
+  }
+
+  reportExit(child: Child, code: number | null, signal: NodeJS.Signals | null): void {
+    child.exited = true;
+    if (this.stopping !== undefined) return;
+    const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
+    const siblings = this.children.filter((other) => other.instance === child.instance);
+    const alive = siblings.filter((other) => !other.exited).length;
+    if (alive > 0 && child.ready) {
+      // Its sessions die with it (their rollouts fail and are retried by the collector); new ones go to the others.
+      this.print(`Replica ${child.replica + 1} of '${child.instance.name}' (pid ${child.info.pid}, ${child.info.url}) exited unexpectedly (${how}): out of rotation; ${alive} of ${siblings.length} replicas started here remain.`);
+      return;
+    }
+    const error = this.childFailure(child, `exited unexpectedly (${how})`);
+    for (const listener of this.failureListeners) listener(error);
+  }
+
+  print(line: string): void {
+    this.output(line);
+  }
+
+  /**
+   * Health checks while the gym runs: a server that is alive but stops answering (frozen by SIGSTOP, deadlocked,
+   * swapping) does not exit, so only asking it shows it. Reports each change between answering and not.
+   */
+  startHealthChecks(options: HealthCheckOptions): void {
+    const state = new Map<Child, { missed: number; lastAnswer: number; checking: boolean; reported: boolean }>();
+    for (const child of this.children) state.set(child, { missed: 0, lastAnswer: Date.now(), checking: false, reported: false });
+    this.healthTimer = setInterval(() => {
+      for (const [child, health] of state) {
+        if (child.exited || health.checking || this.stopping !== undefined) continue;
+        health.checking = true;
+        sharedHttpClient()
+          .request(`${child.info.url}/`, { timeoutMs: options.timeoutMs, connectionRetries: 0 })
+          .then(
+            () => {
+              if (health.reported) options.report(`Server '${child.instance.name}' answers its health check again.`, true);
+              Object.assign(health, { missed: 0, lastAnswer: Date.now(), reported: false });
+            },
+            () => {
+              health.missed++;
+              if (health.missed < options.misses || health.reported || child.exited || this.stopping !== undefined) return;
+              health.reported = true;
+              const silent = Math.round((Date.now() - health.lastAnswer) / 1000);
+              options.report(
+                `Server '${child.instance.name}' (pid ${child.info.pid}, ${child.info.url}) has not answered its health check for ${silent} s (${health.missed} checks in a row): it may be frozen (SIGSTOP), deadlocked or overloaded. Rollouts that need it wait; the collector reports them as stalled.`,
+                false,
+              );
+            },
+          )
+          .finally(() => (health.checking = false));
+      }
+    }, options.intervalMs);
+    this.healthTimer.unref();
+  }
+
+  /** SIGTERM to every child, SIGKILL to those still alive after the grace period; then the head server. */
+  stop(): Promise<void> {
+    clearInterval(this.healthTimer);
+    this.stopping ??= (async () => {
+      await Promise.all(
+        this.children.map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              if (child.exited || child.process.exitCode !== null || child.process.signalCode !== null) {
+                resolve();
+                return;
+              }
+              const timer = setTimeout(() => child.process.kill('SIGKILL'), SHUTDOWN_GRACE_MS + 1_000);
+              child.process.once('exit', () => {
+                clearTimeout(timer);
+                resolve();
+              });
+              child.process.kill('SIGTERM');
+            }),
+        ),
+      );
+      await this.membership?.stop();
+      await this.head?.close(1_000);
+    })();
+    return this.stopping;
+  }
+}
+
+/** `name`, or `name#2` for a second replica. */
+function childLabel(child: Child): string {
+  return child.replica === 0 ? child.instance.name : `${child.instance.name}#${child.replica + 1}`;
+}
+
+function captureOutput(gym: RunningGym, child: Child, stream: NodeJS.ReadableStream | null): void {
+  if (stream === null) return;
+  let pending = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      child.tail.push(line);
+      if (child.tail.length > OUTPUT_TAIL_LINES) child.tail.shift();
+      gym.print(`(${childLabel(child)}) ${line}`);
+    }
+  });
+}
+
+async function waitUntilReady(gym: RunningGym, child: Child, deadline: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      clearInterval(poller);
+      clearTimeout(timer);
+      reject(gym.childFailure(child, `exited before it was ready (${signal === null ? `exit code ${code}` : `signal ${signal}`})`));
+    };
+    const done = () => {
+      child.ready = true;
+      child.process.off('exit', onExit);
+      clearInterval(poller);
+      clearTimeout(timer);
+      resolve();
+    };
+    child.process.once('exit', onExit);
+    child.process.on('message', (message: unknown) => {
+      if ((message as { type?: string } | null)?.type === 'ngym:ready') done();
+    });
+    // Servers that cannot report over IPC (Python) are ready when `GET /` answers anything, as upstream.
+    const poller = setInterval(() => {
+      if (child.location.language === 'typescript') return;
+      sharedHttpClient()
+        .request(`${child.info.url}/`, { timeoutMs: 2_000, connectionRetries: 0 })
+        .then(done, () => {});
+    }, 250);
+    const limitMs = deadline - Date.now();
+    // No timer without a limit (setTimeout would fire at once for Infinity).
+    const timer = Number.isFinite(limitMs)
+      ? setTimeout(() => {
+          child.process.off('exit', onExit);
+          clearInterval(poller);
+          reject(gym.childFailure(child, `did not become ready within ${Math.round(Math.max(0, limitMs) / 100) / 10} s (raise the limit with ++${SPINUP_TIMEOUT_KEY}=<seconds>, or 0 to wait without one)`));
+        }, Math.max(0, limitMs))
+      : undefined;
+  });
+}
+
+export async function launch(options: LaunchOptions): Promise<RunningGym> {
+  const { globalConfig } = options;
+  const output = options.output ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const startupTimeoutMs = spinupTimeoutMs(globalConfig.dict[SPINUP_TIMEOUT_KEY]);
+  const locations = await locateAndValidate(globalConfig);
+
+  const headConfig = globalConfig.dict.head_server as ConfigDict;
+  const joined = joinedHeadUrl(headConfig.url);
+  const token = authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]);
+  const authHeaders = token === undefined ? undefined : authorizationHeader(token);
+  let head: BoundServer | undefined;
+  if (joined === undefined) {
+    head = await bindServer({ host: String(headConfig.host), port: Number(headConfig.port) });
+    headConfig.port = head.port;
+  } else {
+    await checkJoinable(joined, authHeaders);
+    // Servers of this run that read `head_server` find the head they joined.
+    headConfig.host = new URL(joined).hostname;
+    headConfig.port = Number(new URL(joined).port);
+  }
+  const gym = new RunningGym(globalConfig, head, output, joined);
+  const registry = new ReplicaRegistry(
+    () => gym.replicas,
+    () => globalConfig.servers.map((instance) => ({ name: instance.name, serverType: instance.serverType })),
+  );
+  head?.attach(createHeadServerApp(globalConfig, () => gym.instances, registry));
+
+  try {
+    // Explicit ports first, so an ephemeral port handed out below can never be one a server asked for.
+    const disallowed = new Set<number>(head === undefined ? [] : [head.port]);
+    const handles = new Map<string, { http: NetServer; h2c: NetServer }>();
+    const ports = new Map<string, number[]>();
+    const counts = replicaCounts(globalConfig);
+    const ordered = [...globalConfig.servers].sort((a, b) => Number(!a.config.port) - Number(!b.config.port));
+    for (const instance of ordered) {
+      const host = String(instance.config.host);
+      if (joined !== undefined) checkReachable(joined, instance.name, host);
+      const location = locations.get(instance.name) as ServerLocation;
+      const own: number[] = [];
+      for (let replica = 0; replica < (counts.get(instance.name) ?? 1); replica++) {
+        // The configured ports are the first replica's; the others take free ones.
+        const first = replica === 0;
+        let port: number;
+        if (location.language === 'typescript') {
+          const http = await bindPort(host, first ? Number(instance.config.port) || 0 : 0);
+          const h2c = await bindPort(host, first ? Number(instance.config.h2c_port) || 0 : 0);
+          handles.set(`${instance.name}#${replica}`, { http, h2c });
+          port = (http.address() as { port: number }).port;
+          const h2cPort = (h2c.address() as { port: number }).port;
+          // ngym clients send what their HTTP/1.1 pool cannot take to this port, over HTTP/2.
+          if (first) instance.config.h2c_port = h2cPort;
+          disallowed.add(h2cPort);
+        } else {
+          port = first && instance.config.port ? Number(instance.config.port) : await probeFreePort(host, disallowed);
+        }
+        disallowed.add(port);
+        own.push(port);
+      }
+      instance.config.port = own[0] as number;
+      ports.set(instance.name, own);
+    }
+    globalConfig.dict.disallowed_ports = [...(head === undefined ? [] : [head.port]), ...[...ports.values()].flat()];
+
+    const yaml = dumpYaml(globalConfig.dict);
+    const pythonYaml = (instance: ServerInstance, port: number): string => {
+      // A Python server binds the port its config names: each replica gets a config naming its own.
+      const first = instance.config.port as number;
+      instance.config.port = port;
+      try {
+        return dumpYaml(upstreamChildConfig(globalConfig.dict));
+      } finally {
+        instance.config.port = first;
+      }
+    };
+    const headUrl = gym.headUrl;
+    for (const instance of globalConfig.servers) {
+      const location = locations.get(instance.name) as ServerLocation;
+      const host = String(instance.config.host);
+      for (const [replica, port] of (ports.get(instance.name) as number[]).entries()) {
+        const handle = handles.get(`${instance.name}#${replica}`);
+        const child = spawnChild(instance, location, location.language === 'python' ? pythonYaml(instance, port) : yaml, globalConfig.searchRoots, handle !== undefined, headUrl);
+        const address = `http://${formatHost(host === '0.0.0.0' ? '127.0.0.1' : host)}`;
+        const record: Child = {
+          instance,
+          replica,
+          location,
+          process: child,
+          tail: [],
+          ready: false,
+          exited: false,
+          h2cUrl: handle === undefined ? null : `${address}:${(handle.h2c.address() as { port: number }).port}`,
+          info: {
+            name: instance.name,
+            server_type: instance.serverType,
+            impl: instance.impl,
+            process_name: `${instance.name}[${instance.serverType}/${instance.impl}]`,
+            dir_path: location.directory,
+            entrypoint: String(instance.config.entrypoint),
+            host,
+            port,
+            url: `${address}:${port}`,
+            pid: child.pid ?? null,
+            start_time: Date.now() / 1000,
+            config_path: configPathOf(instance).join('.'),
+          },
+        };
+        gym.addChild(record);
+        captureOutput(gym, record, child.stdout);
+        captureOutput(gym, record, child.stderr);
+        child.on('exit', (code, signal) => gym.reportExit(record, code, signal));
+        if (handle !== undefined) {
+          // The child owns the sockets from here; closing our copies keeps this process from accepting on them.
+          child.send({ type: 'ngym:listen', protocol: 'http' } satisfies ChildMessage, handle.http, () => handle.http.close());
+          child.send({ type: 'ngym:listen', protocol: 'h2c' } satisfies ChildMessage, handle.h2c, () => handle.h2c.close());
+        }
+      }
+    }
+
+    await gym.waitUntilAllReady(Date.now() + startupTimeoutMs);
+    if (joined !== undefined) {
+      gym.membership = await joinHead(joined, authHeaders, () => gym.replicas.filter((replica) => replica.up), output).catch((error: unknown) => {
+        throw new ServerStartError((error as Error).message);
+      });
+    }
+    return gym;
+  } catch (error) {
+    await gym.stop();
+    throw error;
+  }
+}
+
+/** `replicas` of every server entry (default 1). */
+function replicaCounts(globalConfig: GlobalConfig): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const instance of globalConfig.servers) {
+    const value = globalConfig.resolvedValue([...configPathOf(instance), 'replicas']);
+    counts.set(instance.name, typeof value === 'number' ? value : 1);
+  }
+  return counts;
+}
+
+/** Before starting anything: the head server to join answers, and takes replicas (upstream's does not). */
+async function checkJoinable(headUrl: string, headers: Record<string, string> | undefined): Promise<void> {
+  let status: number;
+  try {
+    status = (await sharedHttpClient().request(`${headUrl}/server_replicas`, { headers, timeoutMs: 10_000, connectionRetries: 2 })).status;
+  } catch (error) {
+    throw new ServerStartError(`Could not reach the head server at ${headUrl} (head_server.url): ${(error as Error).message}`);
+  }
+  if (status === 401) throw new ServerStartError(`The head server at ${headUrl} refused this run's auth_token (HTTP 401): give both runs the same +auth_token=....`);
+  if (status !== 200) throw new ServerStartError(`The head server at ${headUrl} does not take replicas (GET /server_replicas answered HTTP ${status}); it must be an ngym head server.`);
+}
+
+/**
+ * The global config as upstream NeMo Gym's parent process hands it to its Python servers: they read keys the
+ * parent fills in (`dry_run`, the artifact folders) without defaults of their own.
+ */
+function upstreamChildConfig(dict: ConfigDict): ConfigDict {
+  return {
+    dry_run: false,
+    results_dir: resolve('results'),
+    cache_dir: resolve('cache'),
+    ...dict,
+  };
+}
+
+function spawnChild(
+  instance: ServerInstance,
+  location: ServerLocation,
+  yaml: string,
+  searchRoots: readonly string[],
+  passHandle: boolean,
+  headUrl: string,
+): ChildProcess {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    [CONFIG_DICT_ENV]: yaml,
+    [CONFIG_PATH_ENV]: instance.name,
+    [SEARCH_ROOTS_ENV]: JSON.stringify(searchRoots),
+    [HEAD_URL_ENV]: headUrl,
+  };
+  if (location.language === 'python') {
+    env.PYTHONPATH = [location.directory, process.env.PYTHONPATH].filter(Boolean).join(':');
+    const python = withRaisedFileLimit(location.python ?? 'python3', [location.entrypoint]);
+    return spawn(python.command, python.args, {
+      cwd: location.directory,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  }
+  if (passHandle) env[LISTEN_HANDLE_ENV] = '1';
+  // Flags for every server's Node (`--max-old-space-size=8192`, `--cpu-prof`), which NODE_OPTIONS may not carry.
+  const nodeArgs = (process.env[NODE_ARGS_ENV] ?? '').split(/\s+/).filter(Boolean);
+  const { command, args } = withRaisedFileLimit(process.execPath, [...nodeArgs, ...SOURCE_NODE_ARGS, '--import', TSX_LOADER, CHILD_MAIN]);
+  return spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+}

@@ -1,0 +1,84 @@
+/**
+ * The counts of a collection as it goes: rollouts completed, skipped (done by an earlier run), failed and not
+ * started, the invalid input lines, and the progress line made of them. It also folds each task into the
+ * metrics once its last rollout is in, so memory holds only the tasks still open.
+ */
+import type { MetricsAccumulator } from '../metrics/rollout-metrics.ts';
+import type { FailureClass } from './failures.ts';
+import type { ProgressReporter } from './progress.ts';
+import type { RolloutOutcome } from './rollout-outcome.ts';
+import type { InvalidInput, Task } from './task-source.ts';
+
+/** More would only make the summary huge: the count still covers all. */
+const MAX_REPORTED_INVALID = 1000;
+
+export class CollectionTally {
+  /** The summary's counts, in its order. */
+  readonly counts = {
+    completed: 0,
+    skipped: 0,
+    failed: 0,
+    notStarted: 0,
+    failuresByClass: {} as Partial<Record<FailureClass, number>>,
+  };
+  readonly invalidInputs: InvalidInput[] = [];
+  private invalidLines = 0;
+  private rewardTotal = 0;
+  /** Rollouts of each started task not yet in. */
+  private readonly unsettled = new Map<number, number>();
+
+  constructor(
+    private readonly metrics: MetricsAccumulator,
+    private readonly progress: ProgressReporter,
+  ) {}
+
+  get invalidCount(): number {
+    return this.invalidLines;
+  }
+
+  countInvalid(invalid: InvalidInput): void {
+    this.invalidLines++;
+    if (this.invalidInputs.length < MAX_REPORTED_INVALID) this.invalidInputs.push(invalid);
+  }
+
+  openTask(task: Task): void {
+    this.unsettled.set(task.taskIndex, task.rollouts);
+  }
+
+  countSkipped(taskIndex: number): void {
+    this.counts.skipped++;
+    this.settle(taskIndex);
+  }
+
+  countNotStarted(): void {
+    this.counts.notStarted++;
+  }
+
+  countOutcome(outcome: RolloutOutcome): void {
+    const counts = this.counts;
+    if (outcome.status === 'completed') {
+      counts.completed++;
+      this.rewardTotal += Number(outcome.result.reward);
+      this.metrics.add(outcome.result);
+      return;
+    }
+    counts.failed++;
+    counts.failuresByClass[outcome.failure.failureClass] = (counts.failuresByClass[outcome.failure.failureClass] ?? 0) + 1;
+  }
+
+  /** One more rollout of the task is in; the last one closes the task. */
+  settle(taskIndex: number): void {
+    const left = (this.unsettled.get(taskIndex) ?? 1) - 1;
+    if (left > 0) return void this.unsettled.set(taskIndex, left);
+    this.unsettled.delete(taskIndex);
+    this.metrics.closeTask(taskIndex);
+  }
+
+  report(): void {
+    const counts = this.counts;
+    this.progress.update(counts.completed + counts.skipped + counts.failed, {
+      failed: counts.failed,
+      reward: counts.completed > 0 ? (this.rewardTotal / counts.completed).toFixed(3) : '-',
+    });
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The last step of a run with an output file: sort the output when ordered rows could not be written in
+ * order, ask each agent that serves one for its `/aggregate_metrics`, and write `<stem>_metrics.json`.
+ */
+import { writeFileSync } from 'node:fs';
+import type { ServerClient } from '../client/server-client.ts';
+import type { RolloutMetrics } from '../metrics/rollout-metrics.ts';
+import type { CollectionTally } from './collection-tally.ts';
+import { type OutputPaths, readLinesWithOffsets, sortOutputFile } from './output-files.ts';
+
+export interface FinishedRun {
+  paths: OutputPaths;
+  /** Rewrite the output in (task, rollout) order first (OutcomeWriter.needsSorting). */
+  sort: boolean;
+  /** Undefined when an executor ran the rollouts without a client: no agent is asked then. */
+  client: ServerClient | undefined;
+  /** Metrics of every rollout in the output. */
+  totals: RolloutMetrics;
+  /** Not asked: their /aggregate_metrics would wait on the same frozen server. */
+  stalledAgents: ReadonlySet<string>;
+  tally: CollectionTally;
+}
+
+/** Resolves to the agents' `/aggregate_metrics` answers. */
+export async function finishOutputFiles(run: FinishedRun): Promise<Record<string, unknown>> {
+  if (run.sort) await sortOutputFile(run.paths.output);
+  const agents = Object.keys(run.totals.agents).filter((agent) => !run.stalledAgents.has(agent));
+  const aggregateMetrics = run.client === undefined ? {} : await requestAggregateMetrics(run.client, run.paths.output, agents);
+  const { counts } = run.tally;
+  writeFileSync(
+    run.paths.metrics,
+    `${JSON.stringify({ ...run.totals, failures: counts.failed, failures_by_class: counts.failuresByClass, invalid_input_lines: run.tally.invalidCount, aggregate_metrics: aggregateMetrics }, null, 2)}\n`,
+  );
+  return aggregateMetrics;
+}
+
+/** POSTs each agent's stripped results to its `/aggregate_metrics` (upstream's later API), if it serves one. */
+async function requestAggregateMetrics(client: ServerClient, outputPath: string, agents: string[]): Promise<Record<string, unknown>> {
+  const answers: Record<string, unknown> = {};
+  for (const agent of agents) {
+    let probe;
+    try {
+      probe = await client.post(agent, '/aggregate_metrics', { verify_responses: [] }, { timeoutMs: 30_000 });
+    } catch {
+      continue;
+    }
+    if (probe.status === 404 || probe.status === 405) continue;
+    const rows: Record<string, unknown>[] = [];
+    for await (const { bytes } of readLinesWithOffsets(outputPath)) {
+      if (bytes.length === 0) continue;
+      const row = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+      if ((row.agent_ref as { name?: string } | undefined)?.name !== agent) continue;
+      const { response, responses_create_params: _params, ...rest } = row;
+      rows.push({ ...rest, response: { usage: (response as { usage?: unknown } | undefined)?.usage ?? null } });
+    }
+    const answer = await client.post(agent, '/aggregate_metrics', { verify_responses: rows }, { timeoutMs: 600_000 });
+    if (answer.ok) answers[agent] = answer.json();
+  }
+  return answers;
+}

@@ -1,0 +1,77 @@
+/**
+ * The first step of a run with an output file: refuse to clobber an earlier run, record (or check, on resume)
+ * what the run was started with, open the output and failures files, and fold the rollouts already in the
+ * output into the metrics so that resume skips them.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { NgymError } from '../errors.ts';
+import type { MetricsAccumulator } from '../metrics/rollout-metrics.ts';
+import type { CollectOptions } from './collect-options.ts';
+import {
+  checkResumable,
+  CompletedRollouts,
+  fingerprint,
+  JsonlAppender,
+  type OutputPaths,
+  readCompletedRollouts,
+  type RunManifest,
+} from './output-files.ts';
+
+export interface OutputFiles {
+  output: JsonlAppender;
+  failures: JsonlAppender;
+  /** The rollouts an earlier run completed (none unless resumed). */
+  done: CompletedRollouts;
+  resumed: boolean;
+  /** The output file and the start of the run it holds: what a distributed run names its jobs by. */
+  runId: string;
+}
+
+export async function openOutputFiles(
+  paths: OutputPaths,
+  options: Pick<CollectOptions, 'input' | 'resume' | 'overwrite' | 'limit' | 'agentName' | 'responsesCreateParams'>,
+  numRepeats: number,
+  metrics: MetricsAccumulator,
+): Promise<OutputFiles> {
+  const exists = existsSync(paths.output) && statSync(paths.output).size > 0;
+  if (exists && !options.resume && !options.overwrite) {
+    throw new NgymError(
+      'NGYM_USAGE',
+      `Output file ${paths.output} already exists. Pass +resume=true to continue that run, or +overwrite=true to start over.`,
+    );
+  }
+  const manifest: RunManifest = {
+    input: typeof options.input === 'string' ? options.input : '(rows passed in code)',
+    input_size: 0,
+    input_fingerprint: '',
+    num_repeats: numRepeats,
+    limit: options.limit ?? null,
+    agent_name: options.agentName ?? null,
+    responses_create_params: options.responsesCreateParams ?? {},
+    started_at: new Date().toISOString(),
+  };
+  if (typeof options.input === 'string') {
+    if (!existsSync(options.input)) throw new NgymError('NGYM_INPUT_INVALID', `Input file not found: ${options.input}`);
+    const print = await fingerprint(options.input);
+    manifest.input_size = print.size;
+    manifest.input_fingerprint = print.hash;
+  }
+  const resumed = options.resume === true && exists;
+  mkdirSync(dirname(paths.output), { recursive: true });
+  let startedAt = manifest.started_at;
+  if (resumed && existsSync(paths.manifest)) {
+    const previous = JSON.parse(readFileSync(paths.manifest, 'utf8')) as RunManifest;
+    checkResumable(previous, manifest, paths.manifest);
+    startedAt = previous.started_at;
+  } else {
+    writeFileSync(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
+  }
+  const output = await JsonlAppender.open(paths.output, { truncate: !resumed });
+  const done = resumed ? await readCompletedRollouts(paths.output, (row) => metrics.add(row)) : new CompletedRollouts();
+  // Failures of an earlier attempt are retried now, so the failures file lists only what still fails.
+  const failures = await JsonlAppender.open(paths.failures, { truncate: true, lazy: true });
+  const runId = createHash('sha256').update(`${resolve(paths.output)}\n${startedAt}`).digest('hex').slice(0, 16);
+  return { output, failures, done, resumed, runId };
+}

@@ -1,0 +1,23 @@
+/**
+ * What is sent to an agent's `/run` for one rollout: the task's row stamped with its identity
+ * (`_ng_task_index`, `_ng_rollout_index`), so results can be matched and resumed whatever order they come in.
+ */
+import type { RolloutRequest } from './run-attempt.ts';
+import type { Task } from './task-source.ts';
+
+export function rolloutRequest(task: Task, rolloutIndex: number): RolloutRequest {
+  return { agent: task.agent, taskIndex: task.taskIndex, rolloutIndex, body: requestBody(task, rolloutIndex) };
+}
+
+/**
+ * The row with its identity stamps. An input line that is already the row gets them appended to its text,
+ * which spares re-serializing every row (prompts can be long) once per rollout.
+ */
+function requestBody(task: Task, rolloutIndex: number): string {
+  const stamps = `"_ng_task_index":${task.taskIndex},"_ng_rollout_index":${rolloutIndex}`;
+  const text = task.text?.trimEnd();
+  if (text !== undefined && text.endsWith('}') && !('_ng_task_index' in task.row) && !('_ng_rollout_index' in task.row)) {
+    return Object.keys(task.row).length === 0 ? `{${stamps}}` : `${text.slice(0, -1)},${stamps}}`;
+  }
+  return JSON.stringify({ ...task.row, _ng_task_index: task.taskIndex, _ng_rollout_index: rolloutIndex });
+}
