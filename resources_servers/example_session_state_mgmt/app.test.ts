@@ -27,6 +27,8 @@ describe('example_session_state_mgmt', () => {
     }
     expect((await http.request(gym.url('counter', '/get_counter_value'), { body: {}, cookies: first })).text).toBe('{"count": 6}');
     expect((await http.request(gym.url('counter', '/get_counter_value'), { body: {}, cookies: second })).text).toBe('{"count": 100}');
+    // Upstream's get_counter_value takes no body: one sent without any is answered too.
+    expect((await http.request(gym.url('counter', '/get_counter_value'), { method: 'POST', cookies: second })).text).toBe('{"count": 100}');
     const verify = (cookies: CookieJar, expected: number) =>
       http.request(gym.url('counter', '/verify'), { body: { responses_create_params: rcp, response, expected_count: expected }, cookies }).then((reply) => reply.json<{ reward: number }>().reward);
     expect(await verify(first, 6)).toBe(1);

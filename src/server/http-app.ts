@@ -186,6 +186,8 @@ export function jsonNestingExceeds(text: string, limit: number): boolean {
 /** Parses a JSON body; malformed or too deeply nested JSON is a 422 naming the problem, as FastAPI answers. */
 export async function readJsonBody(context: ServerRequestContext): Promise<unknown> {
   const text = await context.req.text();
+  // No body at all is a missing body, as FastAPI answers for any route that takes one.
+  if (text.length === 0) throw new RequestValidationError([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
   if (jsonNestingExceeds(text, MAX_JSON_DEPTH)) {
     throw new RequestValidationError([
       { type: 'json_invalid', loc: ['body'], msg: `JSON decode error: nesting deeper than ${MAX_JSON_DEPTH} levels`, input: text.slice(0, 200) },

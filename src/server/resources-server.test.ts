@@ -72,3 +72,36 @@ describe('typed metric hooks', () => {
     expect(((await response.json()) as { agent_metrics: Record<string, unknown> }).agent_metrics.library).toBe(2);
   });
 });
+
+/** Tool routes read their body as upstream's FastAPI routes do. */
+const counter = defineResourcesServer({
+  className: 'Counter',
+  tools: {
+    get_value: { parameters: z.object({}), handler: () => ({ value: 7 }) },
+    add: { parameters: z.object({ count: z.number().int() }), handler: ({ count }) => ({ value: 7 + count }) },
+    add_one_or_more: { parameters: z.object({ count: z.number().int().default(1) }), handler: ({ count }) => ({ value: 7 + count }) },
+  },
+  verify: () => ({ reward: 1 }),
+});
+
+describe('a tool call’s body', () => {
+  const post = async (path: string, body?: string) => {
+    const response = await fetch((gym as InProcessGym).url('counter', path), { method: 'POST', ...(body === undefined ? {} : { body }) });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+
+  it('is not read by a tool without arguments: none, empty, or not JSON at all answers 200', async () => {
+    gym = await startInProcessGym({ config: { counter: { resources_servers: { counter: { entrypoint: 'app.ts', domain: 'other' } } } }, definitions: { counter } });
+    for (const body of [undefined, '', '{}', 'not json', '[1]']) expect(await post('/get_value', body), String(body)).toEqual({ status: 200, body: { value: 7 } });
+  });
+
+  it('is required by a tool with arguments, even optional ones: none is a 422 naming the missing body', async () => {
+    gym = await startInProcessGym({ config: { counter: { resources_servers: { counter: { entrypoint: 'app.ts', domain: 'other' } } } }, definitions: { counter } });
+    const missing = { status: 422, body: { detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] } };
+    expect(await post('/add')).toEqual(missing);
+    expect(await post('/add_one_or_more', '')).toEqual(missing);
+    expect(await post('/add_one_or_more', '{}')).toEqual({ status: 200, body: { value: 8 } });
+    expect((await post('/add', '{}')).body.detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'count'] });
+    expect((await post('/add', 'not json')).body.detail[0]).toMatchObject({ type: 'json_invalid' });
+  });
+});

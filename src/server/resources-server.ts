@@ -145,8 +145,10 @@ export function defineResourcesServer<
       return tool.handler(parsed.data, context);
     };
     for (const [name, tool] of tools) {
+      // A tool without arguments reads no body, as upstream's routes without a body parameter: any body, even none.
+      const takesNoArguments = tool.parameters instanceof z.ZodObject && Object.keys(tool.parameters.shape).length === 0;
       app.post(`/${name}`, async (http) => {
-        const result = await runTool(tool, await readJsonBody(http), requestContext(http));
+        const result = await runTool(tool, takesNoArguments ? {} : await readJsonBody(http), requestContext(http));
         return http.body(pythonJsonDumps(result, { ensureAscii: false }), 200, { 'content-type': 'application/json' });
       });
     }
