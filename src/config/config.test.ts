@@ -203,6 +203,13 @@ describe('loading the global config', () => {
     expect(configError(() => load(wrongType, ['+config_paths=[weather.yaml,model.yaml]'])).message).toContain('of type responses_api_agents');
   });
 
+  it("accepts every domain of upstream 0.7.0's Domain enum (generative_reward_model's rlhf)", () => {
+    for (const domain of ['math', 'coding', 'agent', 'knowledge', 'instruction_following', 'long_context', 'safety', 'games', 'translation', 'e2e', 'rlhf', 'other']) {
+      const root = project({ 'judge.yaml': `judge:\n  resources_servers:\n    thing:\n      entrypoint: app.ts\n      domain: ${domain}\n` });
+      expect(load(root, ['+config_paths=[judge.yaml]']).servers.map((server) => server.name), domain).toEqual(['judge']);
+    }
+  });
+
   it('rejects almost-servers (bad domain, bad dataset license) unless told to only warn', () => {
     const bad = `
 broken:

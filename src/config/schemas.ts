@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { SERVER_TYPES, type ServerType } from '../protocol/server-types.ts';
 
+/** Upstream 0.7.0's `Domain` (nemo_gym/config_types.py), every value: an upstream config must load here. */
 export const Domain = z.enum([
   'math',
   'coding',
@@ -16,6 +17,7 @@ export const Domain = z.enum([
   'games',
   'translation',
   'e2e',
+  'rlhf',
   'other',
 ]);
 export type Domain = z.infer<typeof Domain>;
