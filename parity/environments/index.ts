@@ -9,14 +9,16 @@ import { exampleMultiStep, exampleSingleToolCall } from './examples.ts';
 import { formatVerification } from './format-verification.ts';
 import { instructionFollowing } from './instruction-following.ts';
 import { googleSearch } from './google-search.ts';
+import { inverseIf, inverseIfModes } from './inverse-if.ts';
 import { equivalenceLlmJudge, equivalenceLlmJudgeSwap, mathWithJudgeJudged } from './judged.ts';
 import { mathAdvancedCalculations } from './math-advanced-calculations.ts';
 import { mathWithCode } from './math-with-code.ts';
 import { mathWithJudge } from './math-with-judge.ts';
 import { mcqa, mcqaAnswerColonMd } from './mcqa.ts';
+import { multichallenge, multichallengeModes } from './multichallenge.ts';
 import { reasoningGym } from './reasoning-gym.ts';
 import { singleStepToolUse, singleStepToolUseFractional, singleStepToolUseParallel, singleStepToolUseStrict } from './single-step-tool-use-with-argument-comparison.ts';
 import { structuredOutputs } from './structured-outputs.ts';
 import { workplaceAssistant } from './workplace-assistant.ts';
 
-export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mcqaAnswerColonMd, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant, mathWithJudgeJudged, equivalenceLlmJudge, equivalenceLlmJudgeSwap, googleSearch, mathAdvancedCalculations, mathWithCode, codeGen, reasoningGym, exampleSessionState, instructionFollowing, formatVerification, singleStepToolUse, singleStepToolUseParallel, singleStepToolUseFractional, singleStepToolUseStrict, abstention, abstentionCustom, equivalenceRule, equivalenceRuleSeqMatch, equivalenceRuleWeightedSeqMatch];
+export const ENVIRONMENTS: readonly ParityEnvironment[] = [mcqa, mcqaAnswerColonMd, mathWithJudge, structuredOutputs, exampleSingleToolCall, exampleMultiStep, calendar, workplaceAssistant, mathWithJudgeJudged, equivalenceLlmJudge, equivalenceLlmJudgeSwap, googleSearch, mathAdvancedCalculations, mathWithCode, codeGen, reasoningGym, exampleSessionState, instructionFollowing, formatVerification, singleStepToolUse, singleStepToolUseParallel, singleStepToolUseFractional, singleStepToolUseStrict, multichallenge, ...multichallengeModes, inverseIf, ...inverseIfModes, abstention, abstentionCustom, equivalenceRule, equivalenceRuleSeqMatch, equivalenceRuleWeightedSeqMatch];

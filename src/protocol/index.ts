@@ -15,7 +15,8 @@ export {
   normalizeInput,
   sumUsage,
 } from './responses.ts';
-export { assistantMessages, assistantText, firstPartText, isMessage, messageTexts, outputText, responseOutputText } from './response-text.ts';
+export { assistantMessages, assistantText, finalAnswerText, firstPartText, isMessage, messageTexts, outputText, responseOutputText } from './response-text.ts';
+export { rowList } from './row-list.ts';
 export { ChatCompletion, ChatCompletionChoice, ChatCompletionCreateParams, ChatMessage, ChatToolCall } from './chat-completions.ts';
 export { AgentRef, RunRequest, SeedSessionRequest, VerifyRequest, VerifyResponse } from './server-bodies.ts';
 export {

@@ -9,7 +9,9 @@
  * | text parts of the last assistant message joined by "\n" (equivalence_llm_judge) | `assistantMessages` + `messageTexts` |
  * | one message's text, all parts joined (agents, scaffold) | `assistantText(item)`                                 |
  * | the output_text of each assistant message (math_with_code) | `outputText(item)`                                  |
+ * | the last assistant message's text, reasoning removed (multichallenge, inverse_if) | `finalAnswerText(response)` |
  */
+import { pythonStrip } from '../python-compat/python-str.ts';
 import type { MessageItem, Response, ResponseItem } from './responses.ts';
 
 /** Whether an item is a message (`type: "message"`, or a `role` and no `type`, as OpenAI's EasyInputMessage). */
@@ -53,4 +55,23 @@ export function outputText(item: ResponseItem): string {
 /** The Responses API's `output_text`: the `outputText` of every output item, joined without separator. */
 export function responseOutputText(response: Pick<Response, 'output'>): string {
   return response.output.map(outputText).join('');
+}
+
+// Upstream's four re.sub calls, in order (DOTALL). The patterns are literal tags around "any character", which
+// JavaScript matches exactly as Python's re does, so no translation is needed.
+const REASONING = [/<think>[\s\S]*?<\/think>/g, /<thinking>[\s\S]*?<\/thinking>/g, /^[\s\S]*?<\/think>/, /^[\s\S]*?<\/thinking>/];
+
+/**
+ * The text the rubric-judged environments grade, as upstream 0.7.0's `_extract_text_from_response` reads it from the
+ * policy's response and from each judge reply alike: the last assistant message only, its text parts joined with
+ * newlines and stripped; then reasoning removed (`<think>…</think>` and `<thinking>…</thinking>` blocks, then
+ * everything up to a closing tag left without its opening one, which a chat template that opened the block itself
+ * leaves behind) and stripped again. "" when there is no assistant message.
+ */
+export function finalAnswerText(response: Pick<Response, 'output'>): string {
+  const last = assistantMessages(response.output).at(-1);
+  if (last === undefined) return '';
+  let text = pythonStrip(messageTexts(last).join('\n'));
+  for (const pattern of REASONING) text = text.replace(pattern, '');
+  return pythonStrip(text);
 }

@@ -13,6 +13,7 @@ export {
   type PythonJsonOptions,
   pythonStringRepr,
 } from './python-json.ts';
+export { PydanticFloat, pydanticFloat, PydanticId, PydanticInt } from './pydantic-fields.ts';
 export { pythonSequenceRatio } from './python-difflib.ts';
 export { type PythonMatch, PythonRegex, PythonRegexError, type PythonRegexFlags } from './python-regex.ts';
 export { pythonRound, roundMetric } from './python-round.ts';
