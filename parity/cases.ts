@@ -2,10 +2,11 @@
  * What a parity case is, and the model responses the generators put in it. Ids and timestamps are derived from
  * the case, so a seed reproduces the same bodies (the disagreement file can be replayed as it is).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResponseItem } from '../src/protocol/index.ts';
-import { lastUserContent } from '../src/testing/upstream-rollouts.ts';
+import { upstreamRollouts } from '../src/testing/upstream-rollouts.ts';
+import { upstreamWheel } from '../src/testing/upstream-wheel.ts';
 import { assistantMessage, functionCall, modelResponse } from '../src/server/scripted-model.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 
@@ -58,15 +59,8 @@ export function dataRows(environment: string, file: string): Record<string, unkn
  * ngym's rollouts.
  */
 export function upstreamRolloutCases(environment: string, computed: readonly string[]): ParityCase[] {
-  const folder = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'lib', 'python3.11', 'site-packages', 'resources_servers', environment, 'data');
-  if (!existsSync(join(folder, 'example_rollouts.jsonl'))) return [];
-  const read = (file: string) => readFileSync(join(folder, file), 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
-  const rows = new Map(read('example.jsonl').map((row) => [JSON.stringify(lastUserContent(row)), row]));
-  return read('example_rollouts.jsonl').map((rollout, index) => {
-    const row = rows.get(JSON.stringify(lastUserContent(rollout)));
-    if (row === undefined) throw new Error(`upstream's rollout ${index} of ${environment} matches no row of its example.jsonl`);
-    return { ...rolloutCase({ ...row, response: rollout.response }, computed), detail: 'upstream' };
-  });
+  if (upstreamWheel(environment).skipReason !== null) return [];
+  return upstreamRollouts(environment, { source: 'wheel' }).map(({ row, rollout }) => ({ ...rolloutCase({ ...row, response: rollout.response }, computed), detail: 'upstream' }));
 }
 
 /**

@@ -2,12 +2,13 @@
  * One `ngym run` holding, for each environment, ngym's resources server (`<env>`, app.ts) and upstream 0.7.0's
  * (`<env>_upstream`, app.py from the installed wheel, started by ngym's mixed hosting).
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { ServerClient } from '../src/client/server-client.ts';
 import { type GymProcess, startGymProcess } from '../src/testing/cli-process.ts';
+import { upstreamWheel } from '../src/testing/upstream-wheel.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 import { instanceOf, type ParityEnvironment } from './environment.ts';
 
@@ -17,13 +18,12 @@ export interface PythonSetup {
 }
 
 /** The venv `npm run setup:python` makes, or a clear error saying to make it. */
-export function pythonSetup(venv = process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv')): PythonSetup {
-  const executable = join(venv, 'bin', 'python');
-  const sitePackages = join(venv, 'lib', 'python3.11', 'site-packages');
-  if (!existsSync(executable) || !existsSync(join(sitePackages, 'nemo_gym'))) {
+export function pythonSetup(): PythonSetup {
+  const { venv, python, sitePackages, skipReason } = upstreamWheel();
+  if (skipReason !== null) {
     throw new Error(`Upstream NeMo Gym is not installed in ${venv}: run \`npm run setup:python\` first (the parity harness runs upstream's servers from it).`);
   }
-  return { executable, sitePackages };
+  return { executable: python, sitePackages };
 }
 
 /** The resources server block named `environment` in a config file. */

@@ -5,26 +5,23 @@
  * would have sent (its template filled with the row's question, gold answer and the recorded extracted answer), so
  * a prompt that differs fails the verify; and the default template is upstream's, byte for byte.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PromptTemplate } from 'ngym';
-import { PACKAGE_ROOT } from 'ngym/runtime';
-import { assistantMessage, callServer, type InProcessGym, lastUserContent, readJsonlRows, scriptedModel, startInProcessGym } from 'ngym/testing';
+import { assistantMessage, callServer, type InProcessGym, scriptedModel, startInProcessGym, upstreamRollouts, upstreamWheel } from 'ngym/testing';
 import { DEFAULT_JUDGE_PROMPT_TEMPLATE } from './judge-prompt.ts';
 
-const VENV = process.env.NGYM_PYTHON_VENV || join(PACKAGE_ROOT, '.venv');
-const SITE_PACKAGES = join(VENV, 'lib', 'python3.11', 'site-packages');
-const UPSTREAM = join(SITE_PACKAGES, 'resources_servers', 'abstention');
-const skip = existsSync(join(SITE_PACKAGES, 'nemo_gym')) ? null : `upstream NeMo Gym 0.7.0 is not installed in ${VENV} (run \`npm run setup:python\`, or set NGYM_PYTHON_VENV); skipping`;
+const { folder: UPSTREAM, skipReason: skip } = upstreamWheel('abstention');
 
 const FIELDS = ['reward', 'extracted_answer', 'ground_truth', 'verdict', 'judge_output', 'is_correct', 'is_abstain', 'is_incorrect', 'omniscience_index'];
 
 describe.skipIf(skip !== null)('abstention: upstream parity', () => {
-  const recordings = skip === null ? readJsonlRows(join(UPSTREAM, 'data', 'example_rollouts.jsonl')) : [];
+  const rollouts = skip === null ? upstreamRollouts('abstention', { source: 'wheel' }) : [];
   const template = new PromptTemplate(DEFAULT_JUDGE_PROMPT_TEMPLATE);
   const replies = new Map(
-    recordings
+    rollouts
+      .map(({ rollout }) => rollout)
       .filter((recorded) => recorded.judge_output !== null)
       .map((recorded) => [template.format({ question: recorded.question ?? '', target: recorded.ground_truth, predicted_answer: recorded.extracted_answer }), recorded.judge_output as string]),
   );
@@ -47,11 +44,8 @@ describe.skipIf(skip !== null)('abstention: upstream parity', () => {
   });
 
   it('re-verifies every recorded rollout to its recorded reward, verdict and fields, sending the prompt upstream sent', async () => {
-    const rows = new Map(readJsonlRows(join(UPSTREAM, 'data', 'example.jsonl')).map((row) => [JSON.stringify(lastUserContent(row)), row]));
-    expect(recordings).toHaveLength(5);
-    for (const recorded of recordings) {
-      const row = rows.get(JSON.stringify(lastUserContent(recorded)));
-      expect(row, 'the rollout joins a row of example.jsonl').toBeDefined();
+    expect(rollouts).toHaveLength(5);
+    for (const { row, rollout: recorded } of rollouts) {
       const calls = judge.calls.length;
       const result = await callServer(gym, 'abstention', '/verify', { ...row, response: recorded.response });
       expect(Object.fromEntries(FIELDS.map((field) => [field, result[field]]))).toEqual(Object.fromEntries(FIELDS.map((field) => [field, recorded[field]])));

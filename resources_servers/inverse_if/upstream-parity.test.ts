@@ -6,24 +6,17 @@
  * the replaying judge answers only prompts it has a recording for), reply, verdict, explanation and score.
  * Skips when the venv (NGYM_PYTHON_VENV, else .venv) has no nemo_gym.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from 'ngym/runtime';
-import { assistantMessage, callServer, type InProcessGym, lastUserContent, readJsonlRows, scriptedModel, startInProcessGym } from 'ngym/testing';
+import { assistantMessage, callServer, type InProcessGym, scriptedModel, startInProcessGym, upstreamRollouts, upstreamWheel } from 'ngym/testing';
 
-const VENV = process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv');
-const WHEEL = join(VENV, 'lib', 'python3.11', 'site-packages');
-const DATA = join(WHEEL, 'resources_servers', 'inverse_if', 'data');
-const available = existsSync(join(WHEEL, 'nemo_gym')) && existsSync(join(DATA, 'example_rollouts.jsonl'));
+const { skipReason } = upstreamWheel('inverse_if');
 
 const RECORDED = ['reward', 'prompt', 'generated_response', 'reference_response', 'rubric_evaluations', 'aggregation_mode', 'num_passed', 'num_total'];
 const recordedFields = (body: Record<string, unknown>) => Object.fromEntries(RECORDED.map((field) => [field, body[field]]));
 
-describe.skipIf(!available)('inverse_if: upstream parity', () => {
-  const rollouts = available ? readJsonlRows(join(DATA, 'example_rollouts.jsonl')) : [];
-  const rows = new Map((available ? readJsonlRows(join(DATA, 'example.jsonl')) : []).map((row) => [JSON.stringify(lastUserContent(row)), row]));
-  const replies = new Map<string, string>(rollouts.flatMap((rollout) => rollout.rubric_evaluations.map((evaluation: Record<string, string>) => [evaluation.judge_prompt, evaluation.judge_response])));
+describe.skipIf(skipReason !== null)('inverse_if: upstream parity', () => {
+  const rollouts = skipReason === null ? upstreamRollouts('inverse_if', { source: 'wheel' }) : [];
+  const replies = new Map<string, string>(rollouts.flatMap(({ rollout }) => rollout.rubric_evaluations.map((evaluation: Record<string, string>) => [evaluation.judge_prompt, evaluation.judge_response])));
   const judge = scriptedModel(({ input }) => {
     const reply = replies.get(String(input.at(-1)?.content));
     if (reply === undefined) throw new Error('no recorded judge reply has this prompt');
@@ -40,9 +33,7 @@ describe.skipIf(!available)('inverse_if: upstream parity', () => {
 
   it('re-verifies every recorded rollout to its recorded reward and fields, with the same judge calls', async () => {
     expect(rollouts).toHaveLength(5);
-    for (const [index, rollout] of rollouts.entries()) {
-      const row = rows.get(JSON.stringify(lastUserContent(rollout)));
-      if (row === undefined) throw new Error(`upstream's rollout ${index} matches no row of its example.jsonl`);
+    for (const [index, { row, rollout }] of rollouts.entries()) {
       const answered = judge.calls.length;
       const result = await callServer(gym, 'inverse_if', '/verify', { ...row, response: rollout.response });
       expect({ index, ...recordedFields(result) }).toEqual({ index, ...recordedFields(rollout) });
@@ -53,6 +44,6 @@ describe.skipIf(!available)('inverse_if: upstream parity', () => {
   });
 });
 
-describe.skipIf(available)('inverse_if: upstream parity', () => {
-  it.skip(`upstream NeMo Gym 0.7.0 is not installed in ${VENV} (npm run setup:python, or set NGYM_PYTHON_VENV); skipping`, () => {});
+describe.skipIf(skipReason === null)('inverse_if: upstream parity', () => {
+  it.skip(skipReason ?? '', () => {});
 });

@@ -8,16 +8,11 @@
  * Skips when the venv (NGYM_PYTHON_VENV, else .venv) has no nemo_gym.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from 'ngym/runtime';
-import { assistantMessage, callServer, type InProcessGym, modelResponse, readJsonlRows, scriptedModel, startInProcessGym } from 'ngym/testing';
+import { assistantMessage, callServer, type InProcessGym, modelResponse, readJsonlRows, scriptedModel, startInProcessGym, upstreamWheel } from 'ngym/testing';
 
-const VENV = process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv');
-const WHEEL = join(VENV, 'lib', 'python3.11', 'site-packages');
-const UPSTREAM = join(WHEEL, 'resources_servers', 'multichallenge');
-const available = existsSync(join(VENV, 'bin', 'python')) && existsSync(join(WHEEL, 'nemo_gym'));
+const { python: PYTHON, folder: UPSTREAM, skipReason } = upstreamWheel('multichallenge');
 
 /** Upstream's verify on each body, with the judge replying as `replies` says (the first question found in the prompt). */
 const UPSTREAM_VERIFY = `
@@ -63,7 +58,7 @@ const REPLIES: Record<string, string> = {
 const COMPARED = ['reward', 'context', 'generated_response', 'rubric_evaluations', 'aggregation_mode', 'num_passed', 'num_total'];
 const compared = (body: Record<string, unknown>) => Object.fromEntries(COMPARED.map((field) => [field, body[field]]));
 
-describe.skipIf(!available)('multichallenge: upstream parity', () => {
+describe.skipIf(skipReason !== null)('multichallenge: upstream parity', () => {
   const judge = scriptedModel(({ input }) => {
     const prompt = String(input.at(-1)?.content);
     return [assistantMessage(Object.entries(REPLIES).find(([question]) => prompt.includes(question))?.[1] ?? 'no verdict')];
@@ -98,7 +93,7 @@ describe.skipIf(!available)('multichallenge: upstream parity', () => {
       ];
     });
     const upstream = JSON.parse(
-      execFileSync(join(VENV, 'bin', 'python'), ['-c', UPSTREAM_VERIFY], { input: JSON.stringify({ config: join(UPSTREAM, 'configs', 'multichallenge.yaml'), replies: REPLIES, bodies }), encoding: 'utf8' }),
+      execFileSync(PYTHON, ['-c', UPSTREAM_VERIFY], { input: JSON.stringify({ config: join(UPSTREAM, 'configs', 'multichallenge.yaml'), replies: REPLIES, bodies }), encoding: 'utf8' }),
     ) as Record<string, unknown>[];
     expect(upstream).toHaveLength(10);
     // Every reply shape was read, and the rewards are not all alike.
@@ -109,6 +104,6 @@ describe.skipIf(!available)('multichallenge: upstream parity', () => {
   }, 60_000);
 });
 
-describe.skipIf(available)('multichallenge: upstream parity', () => {
-  it.skip(`upstream NeMo Gym 0.7.0 is not installed in ${VENV} (npm run setup:python, or set NGYM_PYTHON_VENV); skipping`, () => {});
+describe.skipIf(skipReason === null)('multichallenge: upstream parity', () => {
+  it.skip(skipReason ?? '', () => {});
 });

@@ -9,41 +9,25 @@
  *    byte for byte the output the model saw (all 21 are deterministic: integers, tuples and lists as IPython
  *    pretty-prints them, floats, sympy expressions and one traceback); the rollout's verify then counts them.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, sharedHttpClient } from 'ngym';
-import { PACKAGE_ROOT } from 'ngym/runtime';
-import { type InProcessGym, lastUserContent, readJsonlRows, scriptedModel, startInProcessGym } from 'ngym/testing';
+import { type InProcessGym, scriptedModel, startInProcessGym, upstreamRollouts, upstreamWheel } from 'ngym/testing';
 import { gymOverrides } from './example-data.ts';
 import { pythonToolUnavailableReason } from './sandbox-requirements.ts';
 import { PYTHON_TOOL_NAME } from './tool-specs.ts';
 
-const SITE_PACKAGES = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'lib', 'python3.11', 'site-packages');
-const DATA = join(SITE_PACKAGES, 'resources_servers', 'ns_tools', 'data');
-const installed = existsSync(join(SITE_PACKAGES, 'nemo_gym'));
-const SKIP_MESSAGE = `upstream NeMo Gym is not installed in ${SITE_PACKAGES} (npm run setup:python): its recorded rollouts are read from there; skipping`;
+const { skipReason } = upstreamWheel('ns_tools');
 // Two of the recorded rollouts' code imports sympy.
-const sandboxSkip = installed ? pythonToolUnavailableReason(['IPython', 'sympy']) : SKIP_MESSAGE;
+const sandboxSkip = skipReason ?? pythonToolUnavailableReason(['IPython', 'sympy']);
 
 type Row = Record<string, any>;
-
-/** The wheel's rollouts, each with the example row it was collected from. */
-function recordings(): { row: Row; rollout: Row }[] {
-  const rows = new Map(readJsonlRows(join(DATA, 'example.jsonl')).map((row) => [JSON.stringify(lastUserContent(row)), row]));
-  return readJsonlRows(join(DATA, 'example_rollouts.jsonl')).map((rollout) => {
-    const row = rows.get(JSON.stringify(lastUserContent(rollout)));
-    if (row === undefined) throw new Error(`an upstream rollout of ns_tools matches no row of ${DATA}/example.jsonl`);
-    return { row, rollout };
-  });
-}
 
 /** ns_tools.yaml and math_with_judge (example-data.ts), the policy model a scripted one (no model call is made). */
 const overrides = (extra: string[]) => gymOverrides(['+policy_model.responses_api_models.scripted.entrypoint=app.ts', ...extra]);
 
 const ROW_FIELDS = ['verifier_type', 'question', 'expected_answer', 'id', 'agent_ref', 'subset_for_metrics', 'reference_solution'];
 
-describe.skipIf(!installed)('ns_tools: upstream parity (verify)', () => {
+describe.skipIf(skipReason !== null)('ns_tools: upstream parity (verify)', () => {
   let gym: InProcessGym;
   beforeAll(async () => {
     // Verify needs no tool: without one the server needs no sandbox either.
@@ -55,7 +39,7 @@ describe.skipIf(!installed)('ns_tools: upstream parity (verify)', () => {
   afterAll(async () => gym?.close());
 
   it('re-verifies every recorded rollout to its recorded reward, delegated answer and row fields', async () => {
-    const recorded = recordings();
+    const recorded = upstreamRollouts('ns_tools', { source: 'wheel' });
     expect(recorded.map(({ rollout }) => rollout.reward)).toEqual([1, 1, 1, 1, 1]);
     for (const [index, { row, rollout }] of recorded.entries()) {
       const result = (await gym.client.post('ns_tools', '/verify', { ...row, response: rollout.response })).json<Row>();
@@ -78,7 +62,7 @@ describe.skipIf(sandboxSkip !== null)('ns_tools: upstream parity (tool outputs)'
 
   it('gives every recorded call, replayed in its rollout’s session, the output the model saw; verify counts them', async () => {
     let replayed = 0;
-    for (const [index, { row, rollout }] of recordings().entries()) {
+    for (const [index, { row, rollout }] of upstreamRollouts('ns_tools', { source: 'wheel' }).entries()) {
       const cookies = new CookieJar();
       const post = async (path: string, body: unknown) => {
         const reply = await sharedHttpClient().request(gym.url('ns_tools', path), { body, cookies });
@@ -100,10 +84,10 @@ describe.skipIf(sandboxSkip !== null)('ns_tools: upstream parity (tool outputs)'
   }, 120_000);
 });
 
-describe.skipIf(installed)('ns_tools: upstream parity', () => {
-  it.skip(SKIP_MESSAGE, () => {});
+describe.skipIf(skipReason === null)('ns_tools: upstream parity', () => {
+  it.skip(skipReason ?? '', () => {});
 });
 
-describe.skipIf(!installed || sandboxSkip === null)('ns_tools: upstream parity (tool outputs)', () => {
+describe.skipIf(skipReason !== null || sandboxSkip === null)('ns_tools: upstream parity (tool outputs)', () => {
   it.skip(`skipped: ${sandboxSkip ?? ''}`, () => {});
 });

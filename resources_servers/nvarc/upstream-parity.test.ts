@@ -5,28 +5,11 @@
  * ending in a stray `}`), two inductive: their programs (one with numpy and scipy.ndimage) run in the sandbox, so those need
  * bubblewrap and the box's python3 with numpy and scipy.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bubblewrapUnavailableReason } from 'ngym';
-import { PACKAGE_ROOT } from 'ngym/runtime';
-import { callServer, type InProcessGym, lastUserContent, readJsonlRows, scriptedModel, startInProcessGym } from 'ngym/testing';
+import { callServer, type InProcessGym, scriptedModel, startInProcessGym, upstreamRollouts, upstreamWheel } from 'ngym/testing';
 
-const SITE_PACKAGES = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'lib', 'python3.11', 'site-packages');
-const DATA = join(SITE_PACKAGES, 'resources_servers', 'nvarc', 'data');
-const skip = !existsSync(join(SITE_PACKAGES, 'nemo_gym'))
-  ? `upstream NeMo Gym is not installed in ${SITE_PACKAGES} (npm run setup:python): its recorded rollouts are read from there; skipping`
-  : bubblewrapUnavailableReason();
-
-/** The wheel's rollouts, each with the example row it was collected from. */
-function recordings(): { row: Record<string, any>; rollout: Record<string, any> }[] {
-  const rows = new Map(readJsonlRows(join(DATA, 'example.jsonl')).map((row) => [JSON.stringify(lastUserContent(row)), row]));
-  return readJsonlRows(join(DATA, 'example_rollouts.jsonl')).map((rollout) => {
-    const row = rows.get(JSON.stringify(lastUserContent(rollout)));
-    if (row === undefined) throw new Error(`an upstream rollout of nvarc matches no row of ${DATA}/example.jsonl`);
-    return { row, rollout };
-  });
-}
+const skip = upstreamWheel('nvarc').skipReason ?? bubblewrapUnavailableReason();
 
 const FIELDS = ['reward', 'predicted_output', 'extraction_successful', 'agent_mode', 'expected_output'] as const;
 const pick = (body: Record<string, unknown>) => Object.fromEntries(FIELDS.map((field) => [field, body[field]]));
@@ -42,7 +25,7 @@ describe.skipIf(skip !== null)('nvarc: upstream parity', () => {
   afterAll(async () => gym?.close());
 
   it('re-verifies every recorded rollout to its recorded reward, grid, extraction flag and mode', async () => {
-    const recorded = recordings();
+    const recorded = upstreamRollouts('nvarc', { source: 'wheel' });
     expect(recorded.map(({ rollout }) => [rollout.agent_mode, rollout.reward])).toEqual([
       ['transductive', 1],
       ['transductive', 1],

@@ -10,33 +10,17 @@
  * then and is `judge_not_equivalent` in 0.7.0's FailureCode (which has no other name for it); the expectation is
  * 0.7.0's.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordedJudge } from 'ngym';
-import { PACKAGE_ROOT } from 'ngym/runtime';
-import { callServer, type InProcessGym, lastUserContent, readJsonlRows, startInProcessGym } from 'ngym/testing';
+import { callServer, type InProcessGym, startInProcessGym, upstreamRollouts, upstreamWheel } from 'ngym/testing';
 
-const SITE_PACKAGES = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'lib', 'python3.11', 'site-packages');
-const DATA = join(SITE_PACKAGES, 'resources_servers', 'terminus_judge', 'data');
-const available = existsSync(join(SITE_PACKAGES, 'nemo_gym'));
-const SKIP_MESSAGE = `upstream NeMo Gym is not installed in ${SITE_PACKAGES} (npm run setup:python): its recorded rollouts are read from there; skipping`;
-
-/** The wheel's rollouts, each with the example row it was collected from. */
-function recordings(): { row: Record<string, any>; rollout: Record<string, any> }[] {
-  const rows = new Map(readJsonlRows(join(DATA, 'example.jsonl')).map((row) => [JSON.stringify(lastUserContent(row)), row]));
-  return readJsonlRows(join(DATA, 'example_rollouts.jsonl')).map((rollout) => {
-    const row = rows.get(JSON.stringify(lastUserContent(rollout)));
-    if (row === undefined) throw new Error(`an upstream rollout of terminus_judge matches no row of ${DATA}/example.jsonl`);
-    return { row, rollout };
-  });
-}
+const { skipReason } = upstreamWheel('terminus_judge');
 
 const FIELDS = ['reward', 'similarity_score', 'schema_check_passed', 'task_complete_check_passed', 'string_similarity_passed', 'judge_passed', 'failure_reason', 'uuid', 'expected_answer', 'model_output', 'parsed_output', 'metadata', 'threshold'];
 const RENAMED = { judge_evaluation_failed: 'judge_not_equivalent' } as Record<string, string>;
 
-describe.skipIf(!available)('terminus_judge: upstream parity', () => {
-  const recorded = available ? recordings() : [];
+describe.skipIf(skipReason !== null)('terminus_judge: upstream parity', () => {
+  const recorded = skipReason === null ? upstreamRollouts('terminus_judge', { source: 'wheel' }) : [];
   const judge = recordedJudge(recorded.flatMap(({ rollout }) => rollout.judge_evaluations));
   let gym: InProcessGym;
   beforeAll(async () => {
@@ -60,6 +44,6 @@ describe.skipIf(!available)('terminus_judge: upstream parity', () => {
   });
 });
 
-describe.skipIf(available)('terminus_judge: upstream parity', () => {
-  it.skip(SKIP_MESSAGE, () => {});
+describe.skipIf(skipReason === null)('terminus_judge: upstream parity', () => {
+  it.skip(skipReason ?? '', () => {});
 });

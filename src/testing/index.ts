@@ -29,5 +29,6 @@ export {
   type VllmChatCall,
 } from './vllm-backend.ts';
 export { lastUserContent, type UpstreamRollout, type UpstreamRolloutsOptions, upstreamRollouts } from './upstream-rollouts.ts';
+export { type UpstreamWheel, upstreamWheel } from './upstream-wheel.ts';
 export { type ExampleData, exampleData, recordExampleRollouts, type ReplayedRollout, replayExampleRollouts, writeExampleData } from './example-data.ts';
 export { callServer } from './server-call.ts';

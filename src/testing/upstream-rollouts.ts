@@ -2,9 +2,12 @@
  * Upstream's recorded rollouts of an environment, each joined back to the example row it was collected from.
  * A rollout keeps only what verify answered, so fields the row carries for verify (options, a schema, a
  * gold calendar...) must come from the row; parity tests re-verify `{ ...row, response: rollout.response }`.
+ * They are read from the shared fixtures, or from the installed wheel's `data/` folder (`source: 'wheel'`).
  */
+import { join } from 'node:path';
 import { readJsonlRows } from './jsonl-rows.ts';
 import { sharedFixture } from './shared-fixtures.ts';
+import { upstreamWheel } from './upstream-wheel.ts';
 
 type Row = Record<string, any>;
 
@@ -16,7 +19,12 @@ export interface UpstreamRollout {
 }
 
 export interface UpstreamRolloutsOptions {
-  /** Example rows, a file of the environment's fixture folder (default `example.jsonl`). */
+  /**
+   * Where the files are: `shared` (default), the environment's folder of `../shared/fixtures/upstream`; `wheel`,
+   * its `data/` folder in the venv's upstream wheel (see `upstreamWheel`, whose skip reason tests check first).
+   */
+  source?: 'shared' | 'wheel';
+  /** Example rows, a file of the source's folder (default `example.jsonl`). */
   rows?: string;
   /** Recorded rollouts, a file of the same folder (default `example_rollouts.jsonl`). */
   rollouts?: string;
@@ -41,8 +49,9 @@ export function upstreamRollouts(environment: string, options: UpstreamRolloutsO
   // JSON.stringify(undefined) is undefined: an item without a key joins nothing.
   const key = (item: Row): string | undefined => JSON.stringify(identity(item));
   const rowsFile = options.rows ?? 'example.jsonl';
-  const rollouts = readJsonlRows(sharedFixture(environment, options.rollouts ?? 'example_rollouts.jsonl'));
-  const rows = new Map(readJsonlRows(sharedFixture(environment, rowsFile)).map((row) => [key(row), row]));
+  const file = options.source === 'wheel' ? (name: string) => join(upstreamWheel(environment).folder, 'data', name) : (name: string) => sharedFixture(environment, name);
+  const rollouts = readJsonlRows(file(options.rollouts ?? 'example_rollouts.jsonl'));
+  const rows = new Map(readJsonlRows(file(rowsFile)).map((row) => [key(row), row]));
   rows.delete(undefined);
   return rollouts.map((rollout, index) => {
     const row = rows.get(key(rollout));
