@@ -13,16 +13,14 @@
  * Environment: BENCH_ROLLOUTS (default 20000), BENCH_ROUNDS (default 3), BENCH_BURST (default 16384),
  * BENCH_SECONDS (default 10, per verify measurement), BENCH_TIMEOUT (default 3600 s, per collection),
  * BENCH_PARTS (default `collection,burst,verify,payloads`), BENCH_ENVS, BENCH_CONCURRENCY (default `256,4096`),
- * BENCH_VERIFY_ENVS (default mcqa, math_with_judge, structured_outputs and instruction_following; the last only where
+ * BENCH_VERIFY_ENVS (parity instance names; default VERIFY_ENVIRONMENTS below; instruction_following only where
  * upstream's server can run: `bash parity/setup-instruction-following.sh`).
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { SeededRandom } from 'ngym';
-import { instructionFollowing } from '../parity/environments/instruction-following.ts';
-import { mathWithJudge } from '../parity/environments/math-with-judge.ts';
-import { mcqa } from '../parity/environments/mcqa.ts';
-import { structuredOutputs } from '../parity/environments/structured-outputs.ts';
+import { instanceOf } from '../parity/environment.ts';
+import { ENVIRONMENTS as PARITY_ENVIRONMENTS } from '../parity/environments/index.ts';
 import { pythonSetup, startParityGym, upstreamInstance } from '../parity/gym.ts';
 import { sharedHttpClient } from '../src/client/http-client.ts';
 import { startGymProcess } from '../src/testing/cli-process.ts';
@@ -256,14 +254,30 @@ async function verifyRate(url: string, bodies: Record<string, unknown>[], second
   return { perSecond: latencies.length / ((performance.now() - started) / 1000), p99: percentile(latencies, 0.99), count: latencies.length, failures, ...(error !== undefined ? { error } : {}) };
 }
 
+/** The verify part's environments (parity instances): the verify-heavy ones and the Nemotron mix's ports. */
+const VERIFY_ENVIRONMENTS = [
+  'mcqa',
+  'math_with_judge',
+  'structured_outputs',
+  'instruction_following',
+  'single_step_tool_use_with_argument_comparison',
+  'equivalence_rule',
+  'format_verification',
+  'abstention',
+  'multichallenge',
+  'inverse_if',
+  'nvarc',
+  'terminus_judge',
+];
+
 async function verify(seconds: number, rounds: number): Promise<void> {
   // math_with_judge's library path (should_use_judge false on both sides).
   const python = pythonSetup();
-  const wanted = process.env.BENCH_VERIFY_ENVS?.split(',');
-  const environments = [mcqa, mathWithJudge, structuredOutputs, instructionFollowing].filter((environment) => {
-    if (wanted !== undefined && !wanted.includes(environment.name)) return false;
+  const wanted = process.env.BENCH_VERIFY_ENVS?.split(',') ?? VERIFY_ENVIRONMENTS;
+  const environments = PARITY_ENVIRONMENTS.filter((environment) => {
+    if (!wanted.includes(instanceOf(environment))) return false;
     const reason = environment.unavailable?.(python);
-    if (reason !== undefined) process.stdout.write(`   ${environment.name}: not compared: ${reason}\n`);
+    if (reason !== undefined) process.stdout.write(`   ${instanceOf(environment)}: not compared: ${reason}\n`);
     return reason === undefined;
   });
   process.stdout.write(`\n3. Verify-heavy environments: the parity generators' /verify bodies (seed 1), 8 in flight, ${seconds} s per measurement, ${rounds} rounds alternating, medians\n`);
@@ -273,13 +287,16 @@ async function verify(seconds: number, rounds: number): Promise<void> {
   running.add(stopGym);
   try {
     for (const environment of environments) {
-      const bodies = environment
-        .generate(new SeededRandom(1), 1000)
-        // Bodies without a session to seed (every schema type: both servers read them all).
-        .filter((item) => item.seed === undefined)
-        .map((item) => item.verify);
-      const urls = { ngym: gym.client.url(environment.name, '/verify'), upstream: gym.client.url(upstreamInstance(environment.name), '/verify') };
-      for (const url of Object.values(urls)) for (const body of bodies.slice(0, 50)) await sharedHttpClient().request(url, { body }); // warm-up
+      const instance = instanceOf(environment);
+      const urls = { ngym: gym.client.url(instance, '/verify'), upstream: gym.client.url(upstreamInstance(instance), '/verify') };
+      // Bodies without a session to seed that both servers score (not a row either refuses or fails on), each sent
+      // once to both sides: the warm-up.
+      const bodies: Record<string, unknown>[] = [];
+      for (const item of environment.generate(new SeededRandom(1), 1000)) {
+        if (item.seed !== undefined) continue;
+        const answers = await Promise.all(Object.values(urls).map((url) => sharedHttpClient().request(url, { body: item.verify })));
+        if (answers.every((answer) => answer.status === 200)) bodies.push(item.verify);
+      }
       const runs: Record<'ngym' | 'upstream', VerifyMeasured[]> = { ngym: [], upstream: [] };
       for (let round = 0; round < rounds; round++) {
         for (const name of round % 2 === 0 ? (['ngym', 'upstream'] as const) : (['upstream', 'ngym'] as const)) runs[name].push(await verifyRate(urls[name], bodies, seconds));
@@ -291,7 +308,7 @@ async function verify(seconds: number, rounds: number): Promise<void> {
         error: runs[name].find((run) => run.error !== undefined)?.error,
       })) as [VerifyMeasured, VerifyMeasured];
       process.stdout.write(
-        `   ${environment.name.padEnd(22)} ${format(ours.perSecond, 0).padStart(15)}  ${format(ours.p99, 1).padStart(6)}   ${format(theirs.perSecond, 0).padStart(19)}  ${format(theirs.p99, 1).padStart(6)}   ${ratio(ours.perSecond, theirs.perSecond).padStart(5)}  ${ours.failures}/${theirs.failures}\n`,
+        `   ${instance.padEnd(22)} ${format(ours.perSecond, 0).padStart(15)}  ${format(ours.p99, 1).padStart(6)}   ${format(theirs.perSecond, 0).padStart(19)}  ${format(theirs.p99, 1).padStart(6)}   ${ratio(ours.perSecond, theirs.perSecond).padStart(5)}  ${ours.failures}/${theirs.failures}\n`,
       );
       for (const [name, result] of [['ngym', ours], ['upstream', theirs]] as const) if (result.error !== undefined) process.stdout.write(`   ${name} error: ${result.error.slice(0, 300)}\n`);
     }

@@ -37,6 +37,17 @@ AGREE_AT_LEAST = {
     # Measured 2026-11-26: 200 / 200 each (reasoning_gym about 40 s, 20 of them the library making its rows).
     "reasoning_gym": 200,
     "example_session_state_mgmt": 200,
+    # The Nemotron RL mix's ports, one instance each (every instance measured 200 / 200 at seed 1, 2026-11-26;
+    # docs/parity.md has the 2,000-case runs of all their modes).
+    "single_step_tool_use_with_argument_comparison": 200,
+    "single_step_tool_use_with_argument_comparison_parallel": 200,
+    "equivalence_rule": 200,
+    "format_verification": 200,
+    "abstention": 200,
+    "multichallenge": 200,
+    "inverse_if": 200,
+    "nvarc": 200,
+    "terminus_judge": 200,
 }
 
 
