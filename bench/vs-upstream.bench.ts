@@ -281,7 +281,8 @@ async function verify(seconds: number, rounds: number): Promise<void> {
     return reason === undefined;
   });
   process.stdout.write(`\n3. Verify-heavy environments: the parity generators' /verify bodies (seed 1), 8 in flight, ${seconds} s per measurement, ${rounds} rounds alternating, medians\n`);
-  process.stdout.write('   environment            ngym verifies/s  p99 ms   upstream verifies/s  p99 ms   ratio  failures (ngym/upstream)\n');
+  const width = Math.max(22, ...environments.map((environment) => instanceOf(environment).length));
+  process.stdout.write(`   ${'environment'.padEnd(width)} ngym verifies/s  p99 ms   upstream verifies/s  p99 ms   ratio  failures (ngym/upstream)\n`);
   const gym = await startParityGym(environments, python);
   const stopGym = () => gym.stop();
   running.add(stopGym);
@@ -308,7 +309,7 @@ async function verify(seconds: number, rounds: number): Promise<void> {
         error: runs[name].find((run) => run.error !== undefined)?.error,
       })) as [VerifyMeasured, VerifyMeasured];
       process.stdout.write(
-        `   ${instance.padEnd(22)} ${format(ours.perSecond, 0).padStart(15)}  ${format(ours.p99, 1).padStart(6)}   ${format(theirs.perSecond, 0).padStart(19)}  ${format(theirs.p99, 1).padStart(6)}   ${ratio(ours.perSecond, theirs.perSecond).padStart(5)}  ${ours.failures}/${theirs.failures}\n`,
+        `   ${instance.padEnd(width)} ${format(ours.perSecond, 0).padStart(15)}  ${format(ours.p99, 1).padStart(6)}   ${format(theirs.perSecond, 0).padStart(19)}  ${format(theirs.p99, 1).padStart(6)}   ${ratio(ours.perSecond, theirs.perSecond).padStart(5)}  ${ours.failures}/${theirs.failures}\n`,
       );
       for (const [name, result] of [['ngym', ours], ['upstream', theirs]] as const) if (result.error !== undefined) process.stdout.write(`   ${name} error: ${result.error.slice(0, 300)}\n`);
     }
