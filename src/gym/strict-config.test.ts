@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadGlobalConfig } from '../config/global-config.ts';
 import { ConfigError } from '../errors.ts';
+import { userOverrideFor } from '../testing/user-completed-config.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { loadServerDefinition, locateServer, validatedServerConfig } from './hosting.ts';
 
@@ -96,20 +97,15 @@ describe('strict server config', () => {
                   ? `${join(configs, `${replayOf}.yaml`)},${join(configs, file)}`
                   : `${join(configs, file)},${model}`;
           const overrides = ['+policy_base_url=http://127.0.0.1:1/v1', '+policy_api_key=key', '+policy_model_name=model'];
-          // Mandatory values (`???`, e.g. a judge's model server) get the policy model, as a user would set them; a
-          // model server the config names but leaves to the user (upstream's `genrm_model` judge) is added as one.
-          let withModels = paths;
-          for (let previous = ''; ; ) {
-            const problem = await message(withModels, overrides).catch(() => '');
-            if (problem === previous) break;
-            previous = problem;
-            const mandatory = /^Missing mandatory value `([^`]+)`/.exec(problem)?.[1];
-            const missingModel = /^Could not find \{type: responses_api_models, name: (\w+)\}/.exec(problem)?.[1];
-            if (mandatory !== undefined) overrides.push(`+${mandatory}=${mandatory.endsWith('.resources_server.name') ? 'example_multi_step_resources_server' : 'policy_model'}`);
-            else if (missingModel !== undefined) withModels += `,${configFile(`${missingModel}:\n  responses_api_models:\n    openai_model:\n      entrypoint: app.ts\n      openai_base_url: http://127.0.0.1:1/v1\n      openai_api_key: key\n      openai_model: model\n`)}`;
-            else break;
+          // Completed as a user would (a mandatory resources server gets the environment's above).
+          for (;;) {
+            const override = userOverrideFor(await message(paths, overrides).catch(() => ''), (key) =>
+              key.endsWith('.resources_server.name') ? 'example_multi_step_resources_server' : 'policy_model',
+            );
+            if (override === undefined || overrides.includes(override)) break;
+            overrides.push(override);
           }
-          await check(withModels, overrides);
+          await check(paths, overrides);
           checked.push(`${type}/${impl}/${file}`);
         }
       }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadGlobalConfig } from '../../config/global-config.ts';
 import { locateAndValidate } from '../../gym/launcher.ts';
+import { userOverrideFor } from '../../testing/user-completed-config.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { assetConfigPath } from './flags.ts';
 
@@ -24,7 +25,6 @@ describe('environments/<name>/config.yaml', () => {
   it.each(packaged)('%s composes into a valid gym with its resources server, an agent with datasets, and an environment server', async (name) => {
     const config = assetConfigPath('environment', name, PACKAGE_ROOT);
     const overrides = [`+config_paths=[${config},${MODEL.join(',')}]`, ...POLICY];
-    // Mandatory values (a judge's model server) get the policy model, as a user would set them.
     let globalConfig;
     for (;;) {
       try {
@@ -32,13 +32,10 @@ describe('environments/<name>/config.yaml', () => {
         await locateAndValidate(globalConfig);
         break;
       } catch (error) {
-        const message = (error as Error).message;
-        const mandatory = /Missing mandatory value `([^`]+)`/.exec(message)?.[1];
-        // A second model (a simulated user's) is another OpenAI-compatible endpoint the user adds, as its config says.
-        const model = /Could not find \{type: responses_api_models, name: (\w+)\}/.exec(message)?.[1];
-        if (mandatory !== undefined) overrides.push(`+${mandatory}=policy_model`);
-        else if (model !== undefined) overrides.push(`+${model}={responses_api_models: {openai_model: {entrypoint: app.ts, openai_base_url: 'http://127.0.0.1:1/v1', openai_api_key: k, openai_model: m}}}`);
-        else throw error;
+        // Completed as a user would: a judge's model server, a simulated user's model (user-completed-config.ts).
+        const override = userOverrideFor((error as Error).message);
+        if (override === undefined) throw error;
+        overrides.push(override);
       }
     }
     const types = globalConfig.servers.map((instance) => instance.serverType);
