@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../src/util/package-root.ts';
+import { upstreamWheel } from '../../src/testing/upstream-wheel.ts';
 import { type ParityCase, callOutput, dataRows, response, rolloutCase, textOutput } from '../cases.ts';
 import type { ParityEnvironment } from '../environment.ts';
 import type { ResponseItem } from '../../src/protocol/index.ts';
@@ -143,7 +143,7 @@ const UPSTREAM_GROUND_TRUTHS = ['[-0.6536436208636119]', '[1073741824.0]', '[17.
 const withoutNulls = (object: unknown): Record<string, unknown> => Object.fromEntries(Object.entries(object as Record<string, unknown>).filter(([, value]) => value !== null));
 
 function upstreamRollouts(): ParityCase[] {
-  const path = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'lib', 'python3.11', 'site-packages', 'resources_servers', 'math_advanced_calculations', 'data', 'example_rollouts.jsonl');
+  const path = join(upstreamWheel('math_advanced_calculations').folder, 'data', 'example_rollouts.jsonl');
   if (!existsSync(path)) return [];
   const rollouts = readFileSync(path, 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
   return rollouts.map((rollout, index) => ({

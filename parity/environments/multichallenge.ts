@@ -15,7 +15,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResponseItem } from '../../src/protocol/index.ts';
-import { PACKAGE_ROOT } from '../../src/util/package-root.ts';
+import { upstreamWheel } from '../../src/testing/upstream-wheel.ts';
 import { type ParityCase, callOutput, dataRows, response, textOutput, truncate } from '../cases.ts';
 import type { SideResult } from '../compare.ts';
 import type { ParityEnvironment } from '../environment.ts';
@@ -271,7 +271,7 @@ function generated(random: Random, index: number): ParityCase {
 
 /** Upstream's own example rows (none when its wheel is not installed), answered in the generated forms. */
 function upstreamRowCases(random: Random): ParityCase[] {
-  const folder = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'lib', 'python3.11', 'site-packages', 'resources_servers', 'multichallenge', 'data');
+  const folder = join(upstreamWheel('multichallenge').folder, 'data');
   if (!existsSync(folder)) return [];
   const rows = readFileSync(join(folder, 'example.jsonl'), 'utf8').split('\n').filter((line) => line.trim() !== '');
   return rows.map((line, index) => {

@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrapUnavailableReason, Sandbox } from 'ngym';
 import { PACKAGE_ROOT } from 'ngym/runtime';
+import { upstreamWheel } from 'ngym/testing';
 import { type Grade, Grader, type UnitTests } from './grade.ts';
 
-const VENV_PYTHON = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'bin', 'python');
+const VENV_PYTHON = upstreamWheel().python;
 const skip = !existsSync(VENV_PYTHON) ? `no upstream venv at ${VENV_PYTHON} (npm run setup:python)` : bubblewrapUnavailableReason();
 
 interface Case {

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bubblewrapUnavailableReason, CookieJar, sharedHttpClient } from 'ngym';
 import { PACKAGE_ROOT } from 'ngym/runtime';
-import { type InProcessGym, startInProcessGym } from 'ngym/testing';
+import { type InProcessGym, startInProcessGym, upstreamWheel } from 'ngym/testing';
 import { answersMatch, extractBoxedAnswer } from './app.ts';
 
-const VENV_PYTHON = join(process.env.NGYM_PYTHON_VENV ?? join(PACKAGE_ROOT, '.venv'), 'bin', 'python');
+const VENV_PYTHON = upstreamWheel().python;
 const skip = !existsSync(VENV_PYTHON) ? `no upstream venv at ${VENV_PYTHON} (npm run setup:python)` : bubblewrapUnavailableReason();
 
 const ANSWERS: [string, string][] = [

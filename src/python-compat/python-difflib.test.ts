@@ -5,13 +5,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { upstreamWheel } from '../testing/upstream-wheel.ts';
 import { pythonSequenceRatio } from './python-difflib.ts';
 
-const PYTHON = join(process.env.NGYM_PYTHON_VENV ?? fileURLToPath(new URL('../../.venv', import.meta.url)), 'bin', 'python');
+const PYTHON = upstreamWheel().python;
 
 describe('pythonSequenceRatio', () => {
   it('equals CPython 3.11 on written-down pairs', () => {
