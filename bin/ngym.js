@@ -24,6 +24,8 @@ try {
   process.stderr.write(`Error: ${error.message}\n`);
   process.exit(1);
 }
+// Started by a test or a supervising program (with an IPC channel): its death ends this process too.
+cli.endWithParent();
 const invokedAs = basename(process.argv[1] ?? 'ngym').replace(/\.js$/, '');
 const args = process.argv.slice(2);
 // `gym` and `ng` are upstream 0.7.0's command tree; `ng_*` its older one-command scripts.

@@ -6,7 +6,7 @@
  * restarted on its append-only file; each run must end with every (task, rollout) exactly once.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +14,21 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GymProcess } from '../src/testing/cli-process.ts';
+import { sampleMemory } from '../src/gym/server-memory.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
-import { exactlyOnce, type FaultyModel, jsonlRows, startCollect, startFaultyModel, startStack, until, workFolder } from './fault-stack.ts';
+import {
+  exactlyOnce,
+  type FaultyModel,
+  HUNGRY_BYTES_PER_VERIFY,
+  jsonlRows,
+  pidOf,
+  startCollect,
+  startFaultyModel,
+  startHungryStack,
+  startStack,
+  until,
+  workFolder,
+} from './fault-stack.ts';
 import { REDIS_AVAILABLE, type RedisProcess, startRedis } from './redis-server.ts';
 
 const TASKS = 40;
@@ -49,7 +62,8 @@ async function startWorker(extra: string[] = []): Promise<WorkerProcess> {
   const child = spawn(
     process.execPath,
     [join(PACKAGE_ROOT, 'bin', 'ngym.js'), 'worker', `+head_server={host: 127.0.0.1, port: ${gym?.headPort}}`, `+queue.url=${redis?.url}`, '+queue.lock_seconds=1', '+concurrency=4', ...extra],
-    { cwd: PACKAGE_ROOT, env: { ...process.env, NGYM_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    // The IPC channel ends the worker with this process, should a test time out (src/cli/end-with-parent.ts).
+    { cwd: PACKAGE_ROOT, env: { ...process.env, NGYM_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
   );
   children.push(child);
   let output = '';
@@ -257,6 +271,43 @@ describe.skipIf(!REDIS_AVAILABLE)('distributed collection (redis-server, ngym wo
     expect(resumed.stdout).toContain(`${TASKS - partial} new, ${partial} from an earlier run`);
     expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
   }, TIMEOUT_MS);
+
+  it.skipIf(sampleMemory(process.pid) === undefined)(
+    "the kernel OOM-kills the resources server behind a worker's jobs (played by the test): recorded as server_oom_killed, a resume completes the rest once",
+    async () => {
+      redis = await startRedis();
+      model = await startFaultyModel(() => 'answer', 20);
+      const work = workFolder(TASKS, 'hungry_simple_agent');
+      // The kernel's OOM kill count as ngym run reads it (/proc/vmstat's format).
+      const oomCounter = join(work.dir, 'vmstat');
+      writeFileSync(oomCounter, 'oom_kill 0\n');
+      gym = await startHungryStack(model.url, { NGYM_OOM_KILL_COUNTER: oomCounter });
+      const first = await startWorker();
+      const server = pidOf(gym, 'hungry');
+      const resident = () => sampleMemory(server)?.residentBytes ?? 0;
+      const limit = resident() + 12 * HUNGRY_BYTES_PER_VERIFY;
+      const collect = startCollect(gym, work, distributed());
+      await until('the server to pass its memory limit', () => resident() > limit, 120_000, () => collect.output());
+      writeFileSync(oomCounter, 'oom_kill 1\n');
+      process.kill(server, 'SIGKILL');
+      const result = await collect.exited;
+      expect(result.code).toBe(1);
+      const failures = jsonlRows(work.failures);
+      expect(failures.length).toBeGreaterThan(0);
+      expect(failures.map((row) => row._ng_failure_class)).toEqual(failures.map(() => 'server_oom_killed'));
+      expect(exactlyOnce(work.output, TASKS).zeros).toBe(0);
+
+      // A new gym, and a worker that reaches it.
+      first.child.kill('SIGKILL');
+      await gym.stop('SIGKILL');
+      gym = await startHungryStack(model.url);
+      await startWorker();
+      const resumed = await startCollect(gym, work, distributed(['+resume=true'])).exited;
+      expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+      expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
+    },
+    TIMEOUT_MS,
+  );
 
   it('Redis SIGKILLed and restarted on its append-only file: the run completes exactly once', async () => {
     const work = await startAll(100);

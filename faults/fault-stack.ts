@@ -4,7 +4,7 @@
  * and `ngym collect` as a child process. All on loopback, ports chosen by the OS.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -78,22 +78,68 @@ export function startStack(modelUrl: string, extra: string[] = []): Promise<GymP
   ]);
 }
 
+/** Bytes the hungry resources server keeps from every `/verify`: its memory grows with the rollouts it scores. */
+export const HUNGRY_BYTES_PER_VERIFY = 4 * 2 ** 20;
+
+/**
+ * `ngym run` of a stack like startStack's whose resources server, `hungry`, holds on to HUNGRY_BYTES_PER_VERIFY more
+ * memory with every verify (reward 1, no tools); its agent is `hungry_simple_agent`. `env` is ngym run's environment.
+ */
+export function startHungryStack(modelUrl: string, env: NodeJS.ProcessEnv = {}): Promise<GymProcess> {
+  const root = mkdtempSync(join(tmpdir(), 'ngym-hungry-'));
+  mkdirSync(join(root, 'resources_servers', 'hungry'), { recursive: true });
+  writeFileSync(join(root, 'package.json'), '{"type": "module"}\n');
+  writeFileSync(
+    join(root, 'resources_servers', 'hungry', 'app.ts'),
+    `import { defineResourcesServer } from ${JSON.stringify(join(PACKAGE_ROOT, 'src', 'index.ts'))};\n` +
+      `const held: Buffer[] = [];\n` +
+      `export default defineResourcesServer({ className: 'Hungry', verify: () => { held.push(Buffer.alloc(${HUNGRY_BYTES_PER_VERIFY}, 1)); return { reward: 1 }; } });\n`,
+  );
+  writeFileSync(
+    join(root, 'hungry.yaml'),
+    [
+      'hungry:',
+      '  resources_servers:',
+      '    hungry:',
+      '      entrypoint: app.ts',
+      '      domain: other',
+      'hungry_simple_agent:',
+      '  responses_api_agents:',
+      '    simple_agent:',
+      '      entrypoint: app.ts',
+      '      resources_server: {type: resources_servers, name: hungry}',
+      '      model_server: {type: responses_api_models, name: policy_model}',
+      '',
+    ].join('\n'),
+  );
+  return startGymProcess(
+    [
+      `+config_paths=[hungry.yaml,${join(PACKAGE_ROOT, 'responses_api_models/openai_model/configs/openai_model.yaml')}]`,
+      `+policy_base_url=${modelUrl}`,
+      '+policy_api_key=test-key',
+      '+policy_model_name=test-model',
+    ],
+    { cwd: root, env },
+  );
+}
+
 /** The process id `ngym run` printed for a server. */
 export function pidOf(gym: GymProcess, server: string): number {
-  const match = new RegExp(`^\\s*${server}\\s.*?http://127\\.0\\.0\\.1:\\d+\\s+(\\d+)\\s*$`, 'm').exec(gym.stdout());
+  // The pid follows the URL (the table may go on with more columns).
+  const match = new RegExp(`^\\s*${server}\\s.*?http://127\\.0\\.0\\.1:\\d+\\s+(\\d+)(?:\\s|$)`, 'm').exec(gym.stdout());
   if (match === null) throw new Error(`no pid for ${server} in:\n${gym.stdout()}`);
   return Number(match[1]);
 }
 
-/** A work folder with `tasks` distinct rows of the example's shape. */
-export function workFolder(tasks: number): { dir: string; input: string; output: string; failures: string } {
+/** A work folder with `tasks` distinct rows of the example's shape, for `agent`. */
+export function workFolder(tasks: number, agent = AGENT): { dir: string; input: string; output: string; failures: string } {
   const dir = mkdtempSync(join(tmpdir(), 'ngym-fault-'));
   const example = readFileSync(join(PACKAGE_ROOT, 'resources_servers/example_single_tool_call/data/example.jsonl'), 'utf8').split('\n')[0] as string;
   const row = JSON.parse(example) as { responses_create_params: { input: { role: string; content: string }[] } };
   const lines = Array.from({ length: tasks }, (_, index) => {
     const copy = structuredClone(row);
     copy.responses_create_params.input.at(-1)!.content += ` (task ${index})`;
-    return JSON.stringify({ ...copy, agent_ref: { type: 'responses_api_agents', name: AGENT } });
+    return JSON.stringify({ ...copy, agent_ref: { type: 'responses_api_agents', name: agent } });
   });
   writeFileSync(join(dir, 'in.jsonl'), `${lines.join('\n')}\n`);
   return { dir, input: join(dir, 'in.jsonl'), output: join(dir, 'out.jsonl'), failures: join(dir, 'out_failures.jsonl') };
@@ -118,7 +164,8 @@ export function startCollect(gym: GymProcess, work: { input: string; output: str
       '+retry_delay_seconds=0.05',
       ...extra,
     ],
-    { cwd: PACKAGE_ROOT, env: { ...process.env, NGYM_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    // The IPC channel ends the collector with this process, should a test time out (src/cli/end-with-parent.ts).
+    { cwd: PACKAGE_ROOT, env: { ...process.env, NGYM_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
   );
   let stdout = '';
   let stderr = '';

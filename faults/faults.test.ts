@@ -4,10 +4,24 @@
  * with every (task, rollout) exactly once and no reward invented for a failure. `npm run faults` runs these;
  * docs/reliability.md holds the table.
  */
-import { symlinkSync, unlinkSync } from 'node:fs';
+import { symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { GymProcess } from '../src/testing/cli-process.ts';
-import { exactlyOnce, type FaultyModel, jsonlRows, pidOf, startCollect, startFaultyModel, startStack, until, workFolder } from './fault-stack.ts';
+import { sampleMemory } from '../src/gym/server-memory.ts';
+import {
+  exactlyOnce,
+  type FaultyModel,
+  HUNGRY_BYTES_PER_VERIFY,
+  jsonlRows,
+  pidOf,
+  startCollect,
+  startFaultyModel,
+  startHungryStack,
+  startStack,
+  until,
+  workFolder,
+} from './fault-stack.ts';
 
 const TASKS = 60;
 const survived: string[] = [];
@@ -27,18 +41,20 @@ afterAll(() => {
 });
 
 /** Collects what is missing (resume) with a healthy model and checks the output is exact. */
-async function resumeAndCheck(work: ReturnType<typeof workFolder>): Promise<void> {
+async function resumeAndCheck(work: ReturnType<typeof workFolder>, start: (modelUrl: string) => Promise<GymProcess> = startStack): Promise<void> {
   await gym?.stop('SIGKILL');
   await model?.close();
   model = await startFaultyModel(() => 'answer');
-  gym = await startStack(model.url);
+  gym = await start(model.url);
   const resumed = await startCollect(gym, work, ['+resume=true', '+num_samples_in_parallel=16']).exited;
   expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
   expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
 }
 
-function fault(name: string, body: () => Promise<void>): void {
-  it(name, async () => {
+/** A fault tried against the stack; skipped (saying why) when `skipReason` is given. */
+function fault(name: string, body: () => Promise<void>, skipReason?: string): void {
+  // Two stacks start in each (the faulty one, then the resume's): minutes on a loaded 2-core machine.
+  it.skipIf(skipReason !== undefined)(skipReason === undefined ? name : `${name} (skipped: ${skipReason})`, { timeout: 180_000 }, async () => {
     tried.push(name);
     await body();
     survived.push(name);
@@ -85,9 +101,55 @@ describe('fault injection (ngym run + ngym collect)', () => {
     expect(result.stdout).toMatch(/rollouts failed after their retries/);
     expect(result.stdout).toMatch(/Stopped early/);
     await until('ngym run to report the exit', () => gym!.stderr().includes("Server 'example_single_tool_call' exited unexpectedly (signal SIGKILL)"));
-    expect(jsonlRows(work.failures).length).toBeGreaterThan(0);
+    const failures = jsonlRows(work.failures);
+    expect(failures.length).toBeGreaterThan(0);
+    // No OOM kill was counted: a death, not an out-of-memory one.
+    expect(failures.map((row) => row._ng_failure_class)).toEqual(failures.map(() => 'server_died'));
     await resumeAndCheck(work);
   });
+
+  fault(
+    'the kernel OOM-kills the resources server (played by the test): ngym run names it and its memory, every rollout in flight is server_oom_killed',
+    async () => {
+      const work = workFolder(TASKS, 'hungry_simple_agent');
+      // The kernel's OOM kill count as ngym run reads it (/proc/vmstat's format).
+      const oomCounter = join(work.dir, 'vmstat');
+      writeFileSync(oomCounter, 'oom_kill 0\n');
+      model = await startFaultyModel(() => 'answer', 20);
+      gym = await startHungryStack(model.url, { NGYM_OOM_KILL_COUNTER: oomCounter });
+      const server = pidOf(gym, 'hungry');
+      const resident = () => sampleMemory(server)?.residentBytes ?? 0;
+      const limit = resident() + 16 * HUNGRY_BYTES_PER_VERIFY;
+      const collect = startCollect(gym, work, ['+num_samples_in_parallel=4']);
+      await until('the server to pass its memory limit', () => resident() > limit, 60_000, () => collect.output());
+      // What the kernel does to a process over its cgroup's limit: count an OOM kill, then SIGKILL it.
+      writeFileSync(oomCounter, 'oom_kill 1\n');
+      process.kill(server, 'SIGKILL');
+      const result = await collect.exited;
+      expect(result.code).toBe(1);
+      await until('ngym run to report the kill', () => gym!.stderr().includes("Server 'hungry' was killed"));
+      expect(gym.stderr()).toMatch(
+        /Server 'hungry' was killed by the kernel's out-of-memory killer \(signal SIGKILL; the kernel counted an OOM kill as it died\); at the last sample it held \d+ MiB resident, peak \d+ MiB, [\d.]+ s before/,
+      );
+      const failures = jsonlRows(work.failures);
+      expect(failures.length).toBeGreaterThan(0);
+      for (const failure of failures) {
+        expect(failure._ng_failure_class, String(failure.error)).toBe('server_oom_killed');
+        // The agent's 500 quotes the server's 503 (its quotes escaped on the way).
+        expect(failure.error).toMatch(/Server \W*hungry\W* \(pid \d+, http:\/\/[^)]+\) was killed by the kernel\W*s out-of-memory killer .*\d+ MiB resident/);
+      }
+      // Every rollout is accounted for: scored in the output, recorded as killed, or not started; none twice.
+      const notStarted = Number(/(\d+) rollouts were not started/.exec(result.stdout)?.[1] ?? 0);
+      const counts = exactlyOnce(work.output, TASKS);
+      expect(counts.zeros + counts.duplicates).toBe(0);
+      expect(counts.rows + failures.length + notStarted, result.stdout).toBe(TASKS);
+      const done = new Set(jsonlRows(work.output).map((row) => `${row._ng_task_index}/${row._ng_rollout_index}`));
+      expect(failures.filter((row) => done.has(`${row._ng_task_index}/${row._ng_rollout_index}`))).toEqual([]);
+      expect(result.stdout).toMatch(/rollouts failed after their retries \(\d+ server_oom_killed\)/);
+      await resumeAndCheck(work, (modelUrl) => startHungryStack(modelUrl));
+    },
+    sampleMemory(process.pid) === undefined ? 'no /proc here: memory is read from /proc/<pid>/status' : undefined,
+  );
 
   fault('SIGKILL on the collector: the resume loses and duplicates nothing', async () => {
     model = await startFaultyModel(() => 'answer', 20);

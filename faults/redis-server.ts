@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const REDIS_AVAILABLE = spawnSync('redis-server', ['--version']).status === 0;
+/** util-linux's setpriv, which can give redis-server a parent-death signal: it dies with the test's process. */
+const SETPRIV_AVAILABLE = spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true']).status === 0;
 
 export interface RedisProcess {
   url: string;
@@ -18,11 +20,11 @@ export interface RedisProcess {
 }
 
 function launch(dir: string): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', '0', '--unixsocket', join(dir, 'redis.sock'), '--unixsocketperm', '700', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const args = ['--port', '0', '--unixsocket', join(dir, 'redis.sock'), '--unixsocketperm', '700', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''];
+  // Redis has no parent to watch: without setpriv, a test that dies before its cleanup leaves it running.
+  const child = SETPRIV_AVAILABLE
+    ? spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'redis-server', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {

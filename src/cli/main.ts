@@ -10,6 +10,7 @@ import { COMMANDS, type CommandEntry, findCommand, OVERVIEW_ALIAS, scriptAliases
 import { versionInfo } from './commands/version.ts';
 
 export { limitHeapGrowth } from '../util/heap-growth.ts';
+export { endWithParent } from './end-with-parent.ts';
 
 /** `gym <group> <command>`: its tree is imported only when ngym is invoked as `gym`, as commands are (commands/index.ts). */
 export async function mainGym(argv: string[]): Promise<number> {

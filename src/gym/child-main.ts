@@ -2,7 +2,8 @@
  * Entry point of a server process launched by `ngym run`. Contract (as upstream): the global config YAML in
  * `NEMO_GYM_CONFIG_DICT`, this instance's name in `NEMO_GYM_CONFIG_PATH`. With `NGYM_LISTEN_HANDLE=1` the
  * parent sends the already-bound listening socket over IPC; otherwise the server binds its configured port.
- * The process reports readiness over IPC and exits when told to stop or when the parent goes away.
+ * The process reports readiness over IPC and exits when told to stop or when the parent goes away; every exit
+ * path arms a deadline that SIGKILLs it should the exit itself hang (src/util/exit-deadline.ts).
  */
 import type { Server as NetServer } from 'node:net';
 import { CONFIG_DICT_ENV, CONFIG_PATH_ENV, globalConfigFromYaml } from '../config/global-config.ts';
@@ -11,11 +12,20 @@ import { NgymError } from '../errors.ts';
 import { ServerClient } from '../client/server-client.ts';
 import { type ChildMessage, HEAD_URL_ENV, LISTEN_HANDLE_ENV, type ListenProtocol, SEARCH_ROOTS_ENV, SHUTDOWN_GRACE_MS } from './child-protocol.ts';
 import { hostServer, type HostedServer } from './hosting.ts';
+import { exitWithin } from '../util/exit-deadline.ts';
 import { limitHeapGrowth } from '../util/heap-growth.ts';
+
+/** How long an exit with nothing left to drain may take before the process is killed. */
+const EXIT_DEADLINE_MS = 2_000;
+
+function exit(code: number): never {
+  exitWithin(EXIT_DEADLINE_MS);
+  process.exit(code);
+}
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
-  process.exit(1);
+  exit(1);
 }
 
 /** The two listening sockets the parent sends: HTTP/1.1 and HTTP/2. */
@@ -41,7 +51,7 @@ async function main(): Promise<void> {
     fail((error as Error).message);
   }
   // A parent that goes away while this server is still starting (even by SIGKILL) ends it at once: nothing to drain.
-  const orphaned = () => process.exit(1);
+  const orphaned = () => exit(1);
   process.once('disconnect', orphaned);
   if (process.send !== undefined && !process.connected) orphaned();
   const yamlText = process.env[CONFIG_DICT_ENV];
@@ -75,8 +85,9 @@ async function main(): Promise<void> {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    // Whatever close waits on (a peer that never reads, an environment's own close hook), exit soon after the grace.
-    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 5_000).unref();
+    // Whatever close or exit waits on (a peer that never reads, an environment's own close hook, a write to a dead
+    // pipe), the process is gone soon after the grace.
+    exitWithin(SHUTDOWN_GRACE_MS + 5_000);
     await hosted.close(SHUTDOWN_GRACE_MS);
     process.exit(0);
   };

@@ -14,7 +14,9 @@ export type FailureClass =
   | 'rejected'
   | 'judge_failed'
   | 'invalid_result'
-  | 'invalid_input';
+  | 'invalid_input'
+  | 'server_oom_killed'
+  | 'server_died';
 
 export interface RolloutFailure {
   failureClass: FailureClass;
@@ -34,11 +36,23 @@ export function failureFromError(error: unknown): RolloutFailure {
   return { failureClass: 'server_error', message, retryable: NgymError.isInstance(error) ? error.retryable : true, code: errorCodeOf(error) };
 }
 
+/**
+ * A server of the gym died while it ran (`ngym run` answers its ports with why, src/gym/tombstone.ts): the gym is
+ * stopping, so trying again cannot help.
+ */
+const SERVER_DEATHS: Readonly<Record<string, FailureClass>> = { NGYM_SERVER_OOM_KILLED: 'server_oom_killed', NGYM_SERVER_DIED: 'server_died' };
+
+export function isServerDeath(failure: RolloutFailure): boolean {
+  return Object.values(SERVER_DEATHS).includes(failure.failureClass);
+}
+
 export function failureFromResponse(response: HttpResponse): RolloutFailure {
   const header = response.headers[ERROR_CODE_HEADER];
   const code = typeof header === 'string' ? header : undefined;
   const message = `${response.url} answered HTTP ${response.status}: ${response.text.slice(0, 2000)}`;
   const base = { message, status: response.status, code };
+  const death = code === undefined ? undefined : SERVER_DEATHS[code];
+  if (death !== undefined) return { ...base, failureClass: death, retryable: false };
   if (code === 'NGYM_JUDGE_FAILED') return { ...base, failureClass: 'judge_failed', retryable: true };
   // A server behind the one called refused the request (a 4xx there): the same call would be refused again.
   if (code === 'NGYM_UPSTREAM_REJECTED') return { ...base, failureClass: 'rejected', retryable: false };

@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listProcesses, readProcess, untilNoneLeft } from '../testing/process-table.ts';
 import { bubblewrapUnavailableReason } from './availability.ts';
 import { Sandbox } from './sandbox.ts';
 import { succeeded } from './types.ts';
@@ -162,6 +165,28 @@ describe.skipIf(unavailable !== null)('sandbox (bubblewrap)', () => {
       expect(result.stdout).toBe(''); // streamed to the listener, not kept
     } finally {
       session.close();
+    }
+  });
+
+  it('a box and what runs in it end with the process that opened it, even when that one is SIGKILLed', { timeout: 60_000 }, async () => {
+    const marker = randomUUID();
+    const source = `const { Sandbox } = await import(${JSON.stringify(new URL('./sandbox.ts', import.meta.url).href)});
+const session = await new Sandbox({ poolSize: 0 }).openSession();
+session.start({ command: ['python3', '-c', 'import time; time.sleep(600)', '${marker}'], limits: { wallSeconds: 600 } });`;
+    const host = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: 'ignore' });
+    try {
+      // The program in the box (the host's own command line holds the marker too).
+      const running = () => (listProcesses() ?? []).filter((entry) => entry.state !== 'Z' && entry.pid !== host.pid && entry.commandLine.includes(marker));
+      await expect.poll(() => running().length, { timeout: 30_000, interval: 50 }).toBe(1);
+      // The program, and between it and the host: the box's supervisor and bubblewrap.
+      const box = [];
+      for (let entry = running()[0]; entry !== undefined && entry.pid !== host.pid; entry = readProcess(entry.parentPid)) box.push(entry);
+      expect(box.length).toBeGreaterThanOrEqual(3);
+      host.kill('SIGKILL');
+      const pids = new Set(box.map((entry) => entry.pid));
+      expect(await untilNoneLeft(() => (listProcesses() ?? []).filter((entry) => pids.has(entry.pid) && entry.state !== 'Z'), 15_000)).toEqual([]);
+    } finally {
+      host.kill('SIGKILL');
     }
   });
 

@@ -28,7 +28,9 @@ function spawnCli(args: string[], options: CliOptions = {}): ChildProcess {
   return spawn(process.execPath, [options.bin ?? BIN, ...args], {
     cwd: options.cwd ?? PACKAGE_ROOT,
     env: { ...process.env, NGYM_LOG_LEVEL: 'warn', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // The IPC channel ties the command to the test: if the test's process dies (a timeout, a crash), the command
+    // stops too, with its servers (src/cli/end-with-parent.ts).
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
 }
 

@@ -1,0 +1,55 @@
+/**
+ * What `ngym run` knows of its servers' memory, read from /proc while they run: what a server held when it died,
+ * and whether the kernel's out-of-memory killer is what ended it. The kernel counts every OOM kill in
+ * /proc/vmstat (`oom_kill`, machine-wide, cgroup limits included) just before it sends the SIGKILL, so a SIGKILL
+ * that arrives while that count rises is its. Linux only: elsewhere every reading is undefined.
+ */
+import { readFileSync } from 'node:fs';
+
+/**
+ * Where the OOM kill count is read: /proc/vmstat, or a file in the same format named by this variable. A test that
+ * plays the kernel (raises the count, then SIGKILLs a server) points it at its own file.
+ */
+const OOM_KILL_COUNTER_ENV = 'NGYM_OOM_KILL_COUNTER';
+
+export interface MemorySample {
+  residentBytes: number;
+  /** The most the process has held at once (VmHWM). */
+  peakBytes: number;
+  /** When it was read (Date.now()). */
+  at: number;
+}
+
+/** The process's resident memory now, or undefined when it is gone or /proc is not there. */
+export function sampleMemory(pid: number): MemorySample | undefined {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const resident = kibibytes(status, 'VmRSS');
+  if (resident === undefined) return undefined;
+  return { residentBytes: resident * 1024, peakBytes: (kibibytes(status, 'VmHWM') ?? resident) * 1024, at: Date.now() };
+}
+
+function kibibytes(status: string, field: string): number | undefined {
+  const match = new RegExp(`^${field}:\\s*(\\d+) kB`, 'm').exec(status);
+  return match === null ? undefined : Number(match[1]);
+}
+
+/** OOM kills the kernel has counted since boot, or undefined where it does not say. */
+export function oomKillCount(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  try {
+    const match = /^oom_kill (\d+)$/m.exec(readFileSync(env[OOM_KILL_COUNTER_ENV] || '/proc/vmstat', 'utf8'));
+    return match === null ? undefined : Number(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `812 MiB resident, peak 830 MiB, 0.4 s before`: a sample as a death report gives it. */
+export function describeSample(sample: MemorySample, now = Date.now()): string {
+  const mebibytes = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
+  return `${mebibytes(sample.residentBytes)} resident, peak ${mebibytes(sample.peakBytes)}, ${Math.max(0, (now - sample.at) / 1000).toFixed(1)} s before`;
+}
