@@ -7,6 +7,7 @@ const LAYERS = [
   ['python-compat'],
   ['protocol'],
   ['config'],
+  ['telemetry'],
   ['client'],
   ['metrics'],
   ['server'],
@@ -19,7 +20,7 @@ const LAYERS = [
   ['testing', 'runtime\\.ts', 'moved\\.ts', 'index\\.ts'],
 ];
 const wing = (names) => `^src/(${names.join('|')})($|/)`;
-const TESTS = '\\.test\\.tsx?$';
+const TESTS = '(\\.test\\.tsx?$|/__fixtures__/)';
 const ENVIRONMENTS = '^(resources_servers|responses_api_agents|responses_api_models|environment_servers)/';
 
 const layerRules = LAYERS.slice(0, -1).map((names, index) => ({

@@ -7,7 +7,7 @@ export default defineConfig({
   // Tests run the sources: `import 'ngym'` (as environments write it) resolves to src/, not the built dist/.
   ssr: { resolve: { conditions: ['ngym-source'], externalConditions: ['ngym-source'] } },
   test: {
-    include: ['src/**/*.test.ts', 'resources_servers/**/*.test.ts', 'responses_api_agents/**/*.test.ts', 'responses_api_models/**/*.test.ts', 'environment_servers/**/*.test.ts', 'bench/**/*.test.ts', 'parity/**/*.test.ts', 'faults/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'resources_servers/**/*.test.ts', 'responses_api_agents/**/*.test.ts', 'responses_api_models/**/*.test.ts', 'environment_servers/**/*.test.ts', 'bench/**/*.test.ts', 'parity/**/*.test.ts', 'catalog/**/*.test.ts', 'faults/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

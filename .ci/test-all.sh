@@ -7,6 +7,8 @@ out=${NGYM_TEST_OUT:-.ci/out}
 rm -rf "$out"
 mkdir -p "$out"
 status=0
+# Every process the suites start inherits this tag; the last check finds any still alive by it.
+export NGYM_SUITE_RUN="$$-$(date +%s)"
 
 # suite KIND NAME COMMAND...: runs one suite. KIND says how its counts are read: vitest (JSON report),
 # pytest (JUnit XML), check (a command that passes or fails as one test).
@@ -38,9 +40,15 @@ suite check knip npm run knip
 suite check dependencies npm run depcruise
 if [ "$python_ready" = 1 ]; then
   suite pytest python-interop "${NGYM_PYTHON_VENV:-.venv}/bin/python" -m pytest -c python/pytest.ini --rootdir=python python/tests -q
+  # Upstream 0.7.0 servers under `ngym run`, each equal to its own recording: Python on the base, Python with its
+  # own venv (uv), and TypeScript (docs/environments/catalog.md).
+  suite check catalog-sample npm run catalog -- citation_if grl_sokoban example_multi_turn_gymnasium example_multi_step --check --out "$out/catalog"
 else
   suite check python-interop false
 fi
+
+# Last: no process a suite started outlives it (server children, ngym commands, Python servers, sandboxes).
+suite check leftovers node --import tsx scripts/leftover-processes.mjs --since-pid $$
 
 node .ci/summarize.mjs "$out/suites.tsv"
 exit $status

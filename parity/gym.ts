@@ -41,7 +41,12 @@ export const upstreamInstance = (environment: string): string => `${environment}
 function gymConfig(environments: readonly ParityEnvironment[], python: PythonSetup): Record<string, unknown> {
   // Every server's folder is looked up in these roots after ngym's own, whatever its language: the wheel's
   // environments (app.py) and the harness's own servers (parity/servers: the scripted judge, app.ts).
-  const config: Record<string, unknown> = { python_executable: python.executable, python_server_roots: [python.sitePackages, join(PACKAGE_ROOT, 'parity', 'servers')] };
+  const config: Record<string, unknown> = {
+    python_executable: python.executable,
+    python_server_roots: [python.sitePackages, join(PACKAGE_ROOT, 'parity', 'servers')],
+    // Upstream's app.py, not ngym's TypeScript version of the same name, for the `_upstream` instances.
+    prefer_upstream: true,
+  };
   for (const environment of environments) {
     const ngym = serverBlock(join(PACKAGE_ROOT, 'resources_servers', environment.name, 'configs', environment.configs.ngym), environment.name);
     const overrides = typeof environment.overrides === 'function' ? environment.overrides(python) : environment.overrides;

@@ -17,7 +17,8 @@ import yaml
 from conftest import REPO, agent_of, ngym_cli, ngym_run, read_jsonl
 
 SITE_PACKAGES = Path(next(path for path in sys.path if path.endswith("site-packages")))
-PYTHON_KEYS = {"python_executable": sys.executable, "python_server_roots": [str(SITE_PACKAGES)]}
+# prefer_upstream: upstream's app.py runs even where ngym has a TypeScript server of the same name.
+PYTHON_KEYS = {"python_executable": sys.executable, "python_server_roots": [str(SITE_PACKAGES)], "prefer_upstream": True}
 
 
 def mixed_config(env: str, config_name: str, python_type: str, tmp_path: Path) -> tuple[Path, str]:

@@ -1,10 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { runCli, startGymProcess } from '../testing/cli-process.ts';
+import { type ProcessEntry, processesTagged, untilNoneLeft } from '../testing/process-table.ts';
+import { upstreamWheel } from '../testing/upstream-wheel.ts';
 import { COMMANDS, OVERVIEW_ALIAS, scriptAliases } from './commands/index.ts';
 import { spinupTimeoutMs } from '../gym/launcher.ts';
 
@@ -24,13 +27,23 @@ async function eventually(condition: () => boolean, timeoutMs = 15_000): Promise
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (condition()) return true;
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return condition();
 }
 
 function pidsOf(stdout: string): number[] {
-  return [...stdout.matchAll(/http:\/\/127\.0\.0\.1:\d+\s+(\d+)\s*$/gm)].map((match) => Number(match[1]));
+  return [...stdout.matchAll(/http:\/\/127\.0\.0\.1:\d+\s+(\d+)\s+(TypeScript|Python)/gm)].map((match) => Number(match[1]));
+}
+
+/**
+ * An environment variable that marks every process a command starts (its children inherit it), and what still runs
+ * with it: a process outlives its parent as an orphan of init, so only its mark finds it.
+ */
+function processTag(): { env: NodeJS.ProcessEnv; left: () => ProcessEntry[]; running: (commandPart: string) => number } {
+  const value = randomUUID();
+  const left = () => processesTagged('NGYM_TEST_PROCESS_TAG', value);
+  return { env: { NGYM_TEST_PROCESS_TAG: value }, left, running: (commandPart) => left().filter((entry) => entry.commandLine.includes(commandPart)).length };
 }
 
 /** A project folder with a resources server whose behaviour the test chooses. */
@@ -147,9 +160,12 @@ describe('ngym run', () => {
 
   it('gives up on a server that is not ready within server_spinup_timeout_seconds, naming the key', { timeout: 180_000 }, async () => {
     const root = projectWith(`export default defineResourcesServer({ className: 'Stuck', setup: () => new Promise(() => {}), verify: () => ({ reward: 1 }) });\n`);
-    const result = await runCli(['run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}', '++server_spinup_timeout_seconds=2'], { cwd: root });
+    const tag = processTag();
+    const result = await runCli(['run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}', '++server_spinup_timeout_seconds=2'], { cwd: root, env: tag.env });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("Server 'fixture' did not become ready within 2 s (raise the limit with ++server_spinup_timeout_seconds=<seconds>, or 0 to wait without one)");
+    // ngym run waited for its servers (the stuck one and the ready one) before it exited.
+    expect(tag.left()).toEqual([]);
     const invalid = await runCli(['run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}', '++server_spinup_timeout_seconds=soon'], { cwd: root });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain('server_spinup_timeout_seconds must be a number of seconds, got "soon"');
@@ -186,7 +202,12 @@ describe('ngym run', () => {
 
   it('a child still starting when its parent is SIGKILLed exits at once', { timeout: 120_000 }, async () => {
     const root = projectWith(`export default defineResourcesServer({ className: 'Slow', setup: () => new Promise(() => setInterval(() => {}, 1000)), verify: () => ({ reward: 1 }) });\n`);
-    const parent = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'ngym.js'), 'run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}'], { cwd: root, stdio: 'ignore' });
+    const tag = processTag();
+    const parent = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'ngym.js'), 'run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}'], {
+      cwd: root,
+      env: { ...process.env, ...tag.env },
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
     const starting = () => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent.pid)], { encoding: 'utf8' }).split('\n').filter((line) => line.includes('child-main'));
     const childrenOf = () => {
       try {
@@ -199,6 +220,8 @@ describe('ngym run', () => {
     const children = childrenOf();
     parent.kill('SIGKILL');
     expect(await eventually(() => children.every((pid) => !isAlive(pid)), 30_000)).toBe(true);
+    // Nothing else the run started either (the servers' own helpers, such as tsx's esbuild).
+    expect(await untilNoneLeft(tag.left, 30_000)).toEqual([]);
   });
 
   it('an orphaned child whose close never finishes still exits, 5 s after its shutdown grace', { timeout: 60_000 }, async () => {
@@ -208,5 +231,76 @@ describe('ngym run', () => {
     expect(orphans).toHaveLength(2);
     await killed.stop('SIGKILL');
     expect(await eventually(() => orphans.every((pid) => !isAlive(pid)), 30_000)).toBe(true);
+  });
+});
+
+describe('no process outlives ngym run', () => {
+  // Logs while closing: once ngym run is gone, its stderr pipe has no reader (EPIPE). A logger that buffered those
+  // lines retried writing them on exit forever, and the server never exited, not even on SIGTERM.
+  const chatty = `export default defineResourcesServer({ className: 'Chatty', setup: ({ logger }) => logger, verify: () => ({ reward: 1 }), close: async (logger) => { await new Promise((resolve) => setTimeout(resolve, Number(process.env.CLOSE_DELAY_MS ?? 0))); for (let i = 0; i < 200; i++) logger.warn({ i }, 'closing'.padEnd(2000, '.')); } });\n`;
+
+  it('servers that log while closing exit when ngym run is SIGKILLed while running', { timeout: 120_000 }, async () => {
+    const tag = processTag();
+    const gym = await startGymProcess(['+config_paths=[fixture.yaml]'], { cwd: projectWith(chatty), env: tag.env });
+    expect(tag.running('child-main')).toBe(2);
+    await gym.stop('SIGKILL');
+    expect(await untilNoneLeft(tag.left, 30_000)).toEqual([]);
+  });
+
+  it('servers exit when ngym run is SIGKILLed while it stops them', { timeout: 120_000 }, async () => {
+    const tag = processTag();
+    const gym = await startGymProcess(['+config_paths=[fixture.yaml]'], { cwd: projectWith(chatty), env: { ...tag.env, CLOSE_DELAY_MS: '1500' } });
+    gym.process.kill('SIGTERM');
+    expect(await eventually(() => gym.stdout().includes('Stopping servers...'), 30_000)).toBe(true);
+    gym.process.kill('SIGKILL');
+    expect(await untilNoneLeft(tag.left, 30_000)).toEqual([]);
+  });
+
+  it('ngym run and its servers stop when the process that started it dies (a test that times out)', { timeout: 120_000 }, async () => {
+    const tag = processTag();
+    const root = projectWith(chatty);
+    // Plays a test's worker: starts ngym run with an IPC channel, as the test helpers do, and is then SIGKILLed.
+    const starter = spawn(
+      process.execPath,
+      ['-e', `require('node:child_process').spawn(process.execPath, ${JSON.stringify([join(PACKAGE_ROOT, 'bin', 'ngym.js'), 'run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}'])}, { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] }); setInterval(() => {}, 1000);`],
+      { cwd: root, env: { ...process.env, ...tag.env }, stdio: 'ignore' },
+    );
+    expect(await eventually(() => tag.running('child-main') === 2, 60_000)).toBe(true);
+    starter.kill('SIGKILL');
+    expect(await untilNoneLeft(tag.left, 45_000)).toEqual([]);
+  });
+
+  const wheel = upstreamWheel();
+  it.skipIf(wheel.skipReason !== null)('a Python server and what it started go with ngym run, SIGKILLed or stopped', { timeout: 120_000 }, async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ngym-python-child-'));
+    mkdirSync(join(root, 'resources_servers', 'pyfixture'), { recursive: true });
+    writeFileSync(
+      join(root, 'resources_servers', 'pyfixture', 'app.py'),
+      [
+        'import os, subprocess, yaml',
+        'from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer',
+        'entry = yaml.safe_load(os.environ["NEMO_GYM_CONFIG_DICT"])[os.environ["NEMO_GYM_CONFIG_PATH"]]["resources_servers"]["pyfixture"]',
+        'subprocess.Popen(["sleep", "600"])  # what the server started: it must not outlive it',
+        'class Handler(BaseHTTPRequestHandler):',
+        '    def do_GET(self):',
+        '        self.send_response(200)',
+        '        self.end_headers()',
+        '        self.wfile.write(b"{}")',
+        '    def log_message(self, *args):',
+        '        pass',
+        'ThreadingHTTPServer((entry["host"], entry["port"]), Handler).serve_forever()',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(join(root, 'resources_servers', 'pyfixture', 'requirements.txt'), 'pyyaml\n');
+    writeFileSync(join(root, 'fixture.yaml'), `python_executable: ${wheel.python}\npyfixture:\n  resources_servers:\n    pyfixture:\n      entrypoint: app.py\n      domain: other\n`);
+    for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
+      const tag = processTag();
+      const gym = await startGymProcess(['+config_paths=[fixture.yaml]'], { cwd: root, env: tag.env });
+      expect(await eventually(() => tag.running('sleep 600') === 1, 30_000)).toBe(true);
+      expect(tag.running('python-child.py')).toBe(1);
+      await gym.stop(signal);
+      expect(await untilNoneLeft(tag.left, 30_000), signal).toEqual([]);
+    }
   });
 });

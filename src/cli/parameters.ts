@@ -115,3 +115,18 @@ export function parameterKeys(parameters: z.ZodObject): string[] {
     .filter(([, schema]: [string, z.ZodType]) => metaOf(schema).readElsewhere !== true)
     .map(([key]) => key);
 }
+
+/** How Python servers get their environments (src/gym/python-environment.ts): `ngym run` and `ngym prefetch` take these. */
+export const PythonEnvironmentParameters = {
+  python_executable: readElsewhere(z.string(), "The interpreter with nemo-gym that Python servers are layered on (default: the virtual environment the server's folder sits in, else python3)."),
+  python_server_roots: readElsewhere(z.array(z.string()), "Folders holding upstream's servers (default: asked of the Python: where its nemo_gym is)."),
+  prefer_upstream: readElsewhere(z.boolean().default(false), "Run upstream's app.py (and read its config files) where ngym has a TypeScript version of the same name."),
+  uv_venv_dir: readElsewhere(z.string(), 'Where Python servers\' own environments go, as <uv_venv_dir>/<type>/<name>/.venv (default: a folder\'s existing .venv, else <cache_dir>/venvs).'),
+  uv_cache_dir: readElsewhere(z.string(), "uv's package cache, shared by every environment (default: <cache_dir>/uv)."),
+  cache_dir: readElsewhere(z.string().default('cache'), 'Root of the uv cache and the environments.'),
+  skip_venv_if_present: readElsewhere(z.boolean().default(false), 'Use an existing environment as it is, without checking what it holds.'),
+  offline: readElsewhere(z.boolean().default(false), 'Download nothing: a server whose environment needs a download fails before anything starts (also UV_OFFLINE=1).'),
+  python_env_build_concurrency: readElsewhere(z.number().int().min(1).default(2), 'Environments built at once.'),
+  uv_lock_timeout_seconds: readElsewhere(z.number().default(1800), 'How long to wait for another process building the same environment.'),
+  pip_install_verbose: readElsewhere(z.boolean().default(false), "uv's verbose output in the build logs."),
+};

@@ -3,7 +3,7 @@
  * child process that `ngym run` launches and by the in-process test harness, so both behave the same.
  */
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { ServerClient } from '../client/server-client.ts';
@@ -11,9 +11,11 @@ import type { GlobalConfig } from '../config/global-config.ts';
 import { configPathOf, findServerDirectory, type ServerInstance } from '../config/server-instances.ts';
 import { ALLOW_EXTRA_KEYS } from '../config/schemas.ts';
 import { ConfigError } from '../errors.ts';
+import { upstreamRoots } from '../config/upstream-roots.ts';
 import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
 import { didYouMean } from '../util/did-you-mean.ts';
 import { createLogger, type Logger } from '../util/logger.ts';
+import { baseInterpreterOf } from './python-environment.ts';
 import { type BoundServer, bindServer, DEFAULT_BODY_READ_TIMEOUT_SECONDS, type ListenTarget } from '../server/serve.ts';
 import { type BuiltServer, isServerDefinition, type ServerDefinition } from '../server/server-definition.ts';
 
@@ -22,34 +24,23 @@ export interface ServerLocation {
   entrypoint: string;
   /** A Python entrypoint (`app.py`) runs under Python; everything else is a TypeScript/JavaScript module. */
   language: 'typescript' | 'python';
-  /** The interpreter of a Python server: its folder's `.venv`, else `python_executable`, else python3. */
+  /** The interpreter of a Python server: the base it is layered on, until `ngym run` prepares its own environment (python-environment.ts). */
   python?: string;
-}
-
-/**
- * Folders holding NeMo Gym servers written in Python (`<root>/<serverType>/<impl>/app.py`), searched after the
- * project: `python_server_roots`, e.g. the site-packages of a venv with nemo-gym installed, whose wheel ships
- * upstream's servers. Relative paths are relative to the working directory.
- */
-function pythonServerRoots(globalConfig: GlobalConfig): string[] {
-  const value = globalConfig.resolvedValue(['python_server_roots']);
-  const roots = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
-  return roots.filter((root): root is string => typeof root === 'string').map((root) => resolve(root));
-}
-
-function pythonOf(globalConfig: GlobalConfig, directory: string): string {
-  const own = join(directory, '.venv', 'bin', 'python');
-  if (existsSync(own)) return own;
-  const configured = globalConfig.resolvedValue(['python_executable']);
-  if (typeof configured === 'string' && configured !== '') return configured.includes('/') ? resolve(configured) : configured;
-  return 'python3';
+  /** Set when ngym's TypeScript version stands in for upstream's app.py: upstream's, in case the config suits only it. */
+  upstream?: ServerLocation;
 }
 
 export function locateServer(globalConfig: GlobalConfig, instance: ServerInstance): ServerLocation {
-  const roots = [...globalConfig.searchRoots, ...pythonServerRoots(globalConfig)];
   const entrypointName = String(instance.config.entrypoint);
-  // The first folder of that name holding the entrypoint: ngym's environment (app.ts) and upstream's (app.py) share names.
-  const candidates = roots.map((root) => findServerDirectory(instance, [root])).filter((found) => found !== undefined);
+  // The first folder of that name holding the entrypoint: ngym's environment (app.ts) and upstream's (app.py) share
+  // names. Upstream's installed folders (python_server_roots, or found through the Python) come after ngym's.
+  const holding = (roots: readonly string[]) => roots.map((root) => findServerDirectory(instance, [root])).filter((found) => found !== undefined);
+  let roots: string[] = [...globalConfig.searchRoots];
+  let candidates = holding(roots);
+  if (!candidates.some((found) => existsSync(join(found, entrypointName)))) {
+    roots = [...roots, ...upstreamRoots({ python_server_roots: globalConfig.resolvedValue(['python_server_roots']), python_executable: globalConfig.resolvedValue(['python_executable']) })];
+    candidates = holding(roots);
+  }
   const directory = candidates.find((found) => existsSync(join(found, entrypointName))) ?? candidates[0];
   const path = configPathOf(instance);
   if (directory === undefined) {
@@ -67,9 +58,17 @@ export function locateServer(globalConfig: GlobalConfig, instance: ServerInstanc
       { key: [...path, 'entrypoint'].join('.'), source: globalConfig.sources.sourceOf(path) },
     );
   }
-  if (entrypointName.endsWith('.py')) return { directory, entrypoint, language: 'python', python: pythonOf(globalConfig, directory) };
-  return { directory, entrypoint, language: 'typescript' };
+  if (!entrypointName.endsWith('.py')) return { directory, entrypoint, language: 'typescript' };
+  const python: ServerLocation = { directory, entrypoint, language: 'python', python: baseInterpreterOf(globalConfig, directory) };
+  // Upstream's app.py, but ngym has a TypeScript version of that name: that one runs, unless the user asks for upstream's.
+  const own = findServerDirectory(instance, globalConfig.searchRoots);
+  if (globalConfig.resolvedValue([PREFER_UPSTREAM_KEY]) === true || own === undefined || !existsSync(join(own, TYPESCRIPT_ENTRYPOINT))) return python;
+  return { directory: own, entrypoint: join(own, TYPESCRIPT_ENTRYPOINT), language: 'typescript', upstream: python };
 }
+
+/** `prefer_upstream: true` runs upstream's Python servers (and reads its config files) where ngym has its own of the same name. */
+const PREFER_UPSTREAM_KEY = 'prefer_upstream';
+const TYPESCRIPT_ENTRYPOINT = 'app.ts';
 
 export async function loadServerDefinition(entrypoint: string): Promise<ServerDefinition> {
   const module = (await import(pathToFileURL(entrypoint).href)) as { default?: unknown };
@@ -115,9 +114,9 @@ export function validatedServerConfig(globalConfig: GlobalConfig, instance: Serv
 
 /**
  * Keys any server entry may hold besides its definition's own: where and how many times it runs and upstream's descriptive keys
- * (`description`, `value`, `verified`, `verified_url`, `num_workers`), which ngym shows or ignores on purpose.
+ * (`description`, `value`, `verified`, `verified_url`, `num_workers`, `allowed_agents`), which ngym shows or ignores on purpose.
  */
-const ENTRY_KEYS = ['name', 'entrypoint', 'host', 'port', 'h2c_port', 'replicas', 'domain', 'datasets', 'description', 'value', 'verified', 'verified_url', 'num_workers'];
+const ENTRY_KEYS = ['name', 'entrypoint', 'host', 'port', 'h2c_port', 'replicas', 'domain', 'datasets', 'description', 'value', 'verified', 'verified_url', 'num_workers', 'allowed_agents'];
 
 /** Keys of the entry that neither the framework nor the server's schema knows (a typo is a silent no-op otherwise). */
 function unknownKeys(entry: Record<string, unknown>, schema: z.ZodType): { problems: string[]; known: string[] } {

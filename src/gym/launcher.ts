@@ -4,7 +4,13 @@
  * Order of work: validate every server's config (nothing starts if one is wrong), bind the head server,
  * bind each TypeScript server's port here and pass the socket to its child (race-free), start the
  * children with `NEMO_GYM_CONFIG_DICT` / `NEMO_GYM_CONFIG_PATH`, and wait until each is ready. A child
- * that dies is reported with its output; stopping sends SIGTERM, then SIGKILL after a grace period.
+ * that dies is reported with its output and its memory at the last sample, as killed by the kernel's OOM killer
+ * when the kernel counted an OOM kill as it died (server-memory.ts); until the gym is stopped, its ports answer
+ * callers with why (tombstone.ts). Stopping sends SIGTERM, then SIGKILL after a grace period.
+ *
+ * No server outlives this process: a TypeScript server ends when its IPC channel closes (child-main.ts), a Python
+ * one runs through python-child.py, which ends its process group when its stdin, whose only writer is this
+ * process, reads EOF. A Python server leads its own process group, so stopping it stops what it started.
  *
  * A server entry with `replicas: N` starts N children, each on its own ports; the config names the first, and
  * clients learn the others from the head server (src/client/replica-router.ts). A replica that dies while
@@ -13,7 +19,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sharedHttpClient } from '../client/http-client.ts';
 import { CONFIG_DICT_ENV, CONFIG_PATH_ENV, type GlobalConfig, formatHost } from '../config/global-config.ts';
@@ -30,9 +36,15 @@ import { checkReachable, joinedHeadUrl, joinHead, type Membership } from './repl
 import type { ReplicaInfo } from '../protocol/replicas.ts';
 import { ReplicaRegistry } from './replica-registry.ts';
 import { loadServerDefinition, locateServer, type ServerLocation, validatedServerConfig } from './hosting.ts';
+import { preparePythonEnvironments, type PythonEnvironmentReport } from './python-environment.ts';
 import { type BoundServer, bindServer } from '../server/serve.ts';
+import { describeSample, type MemorySample, oomKillCount, sampleMemory } from './server-memory.ts';
+import { serveTombstone, type Tombstone } from './tombstone.ts';
 
 const CHILD_MAIN = fileURLToPath(siblingModule(import.meta.url, 'child-main'));
+const PYTHON_CHILD = fileURLToPath(new URL('./python-child.py', import.meta.url));
+/** How often each server's resident memory is read, for the report of its death. */
+const MEMORY_SAMPLE_INTERVAL_MS = 1_000;
 const TSX_LOADER = import.meta.resolve('tsx');
 const OUTPUT_TAIL_LINES = 60;
 const NODE_ARGS_ENV = 'NGYM_NODE_ARGS';
@@ -89,6 +101,18 @@ interface Child {
   tail: string[];
   ready: boolean;
   exited: boolean;
+  /** Its resident memory at the last sample. */
+  memory: MemorySample | undefined;
+}
+
+/** How a server process ended, in the words its reports use. */
+interface ChildEnd {
+  /** SIGKILL while the kernel counted an OOM kill. */
+  oomKilled: boolean;
+  /** `signal SIGKILL`, `exit code 7` */
+  status: string;
+  /** `; at the last sample it held ...`, or empty when there was none. */
+  memory: string;
 }
 
 async function bindPort(host: string, port: number): Promise<NetServer> {
@@ -118,14 +142,20 @@ async function probeFreePort(host: string, disallowed: Set<number>): Promise<num
 }
 
 /** Validates everything before any process starts; reports every broken server at once. */
-export async function locateAndValidate(globalConfig: GlobalConfig): Promise<Map<string, ServerLocation>> {
+export async function locateAndValidate(globalConfig: GlobalConfig, output: (line: string) => void = () => {}): Promise<Map<string, ServerLocation>> {
   const locations = new Map<string, ServerLocation>();
   const problems: string[] = [];
   for (const instance of globalConfig.servers) {
     try {
-      const location = locateServer(globalConfig, instance);
+      let location = locateServer(globalConfig, instance);
       if (location.language === 'typescript') {
-        validatedServerConfig(globalConfig, instance, await loadServerDefinition(location.entrypoint));
+        try {
+          validatedServerConfig(globalConfig, instance, await loadServerDefinition(location.entrypoint));
+        } catch (error) {
+          if (location.upstream === undefined) throw error;
+          output(`Server '${instance.name}': ngym's TypeScript ${instance.serverType}/${instance.impl} does not take this config, so upstream's app.py runs (${(error as Error).message.split('\n').slice(1, 3).join(' ').trim()})`);
+          location = location.upstream;
+        }
       }
       locations.set(instance.name, location);
     } catch (error) {
@@ -141,6 +171,11 @@ export class RunningGym {
   private stopping: Promise<void> | undefined;
   private failureListeners: ((error: ServerStartError) => void)[] = [];
   private healthTimer: NodeJS.Timeout | undefined;
+  private memoryTimer: NodeJS.Timeout | undefined;
+  /** The kernel's OOM kill count one sampling round before the latest, and at the latest. */
+  private oomKillsBefore: number | undefined;
+  private oomKillsLatest: number | undefined;
+  private readonly tombstones: Promise<Tombstone>[] = [];
   /** Set when this run joined another head server (`head_server.url`). */
   membership: Membership | undefined;
   readonly startedAt = Date.now();
@@ -195,17 +230,51 @@ export class RunningGym {
 
   reportExit(child: Child, code: number | null, signal: NodeJS.Signals | null): void {
     child.exited = true;
+    // What a Python server started dies with it (its group; python-child.py leads it).
+    if (child.location.language === 'python') signalChild(child, 'SIGKILL');
     if (this.stopping !== undefined) return;
-    const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
+    const end = this.endOf(child, code, signal);
     const siblings = this.children.filter((other) => other.instance === child.instance);
     const alive = siblings.filter((other) => !other.exited).length;
     if (alive > 0 && child.ready) {
       // Its sessions die with it (their rollouts fail and are retried by the collector); new ones go to the others.
-      this.print(`Replica ${child.replica + 1} of '${child.instance.name}' (pid ${child.info.pid}, ${child.info.url}) exited unexpectedly (${how}): out of rotation; ${alive} of ${siblings.length} replicas started here remain.`);
+      this.print(`Replica ${child.replica + 1} of '${child.instance.name}' (pid ${child.info.pid}, ${child.info.url}) ${describeEnd(end, 'unexpectedly')}: out of rotation; ${alive} of ${siblings.length} replicas started here remain.`);
       return;
     }
-    const error = this.childFailure(child, `exited unexpectedly (${how})`);
+    const reason = describeEnd(end, 'unexpectedly');
+    if (child.ready) {
+      const message = `Server '${childLabel(child)}' (pid ${child.info.pid}, ${child.info.url}) ${reason}.`;
+      const h2cPort = child.h2cUrl === null ? undefined : Number(new URL(child.h2cUrl).port);
+      this.tombstones.push(serveTombstone({ host: child.info.host, port: child.info.port, h2cPort }, end.oomKilled ? 'NGYM_SERVER_OOM_KILLED' : 'NGYM_SERVER_DIED', message));
+    }
+    const error = this.childFailure(child, reason);
     for (const listener of this.failureListeners) listener(error);
+  }
+
+  /** How `child` ended: its exit status, whether the OOM killer ended it, its memory at the last sample. */
+  endOf(child: Child, code: number | null, signal: NodeJS.Signals | null): ChildEnd {
+    const oomKills = oomKillCount();
+    const counted = oomKills !== undefined && this.oomKillsBefore !== undefined && oomKills > this.oomKillsBefore;
+    return {
+      oomKilled: signal === 'SIGKILL' && counted,
+      status: signal === null ? `exit code ${code}` : `signal ${signal}`,
+      memory: child.memory === undefined ? '' : `; at the last sample it held ${describeSample(child.memory)}`,
+    };
+  }
+
+  /** Reads every live server's resident memory, and the kernel's OOM kill count, every `intervalMs`. */
+  startMemorySampling(intervalMs = MEMORY_SAMPLE_INTERVAL_MS): void {
+    const sample = () => {
+      const oomKills = oomKillCount();
+      this.oomKillsBefore = this.oomKillsLatest ?? oomKills;
+      this.oomKillsLatest = oomKills;
+      for (const child of this.children) {
+        if (!child.exited && child.process.pid !== undefined) child.memory = sampleMemory(child.process.pid) ?? child.memory;
+      }
+    };
+    sample();
+    this.memoryTimer = setInterval(sample, intervalMs);
+    this.memoryTimer.unref();
   }
 
   print(line: string): void {
@@ -250,6 +319,7 @@ export class RunningGym {
   /** SIGTERM to every child, SIGKILL to those still alive after the grace period; then the head server. */
   stop(): Promise<void> {
     clearInterval(this.healthTimer);
+    clearInterval(this.memoryTimer);
     this.stopping ??= (async () => {
       await Promise.all(
         this.children.map(
@@ -259,20 +329,43 @@ export class RunningGym {
                 resolve();
                 return;
               }
-              const timer = setTimeout(() => child.process.kill('SIGKILL'), SHUTDOWN_GRACE_MS + 1_000);
+              const timer = setTimeout(() => signalChild(child, 'SIGKILL'), SHUTDOWN_GRACE_MS + 1_000);
               child.process.once('exit', () => {
                 clearTimeout(timer);
                 resolve();
               });
-              child.process.kill('SIGTERM');
+              signalChild(child, 'SIGTERM');
             }),
         ),
       );
+      await Promise.all(this.tombstones.map(async (tombstone) => (await tombstone).close()));
       await this.membership?.stop();
       await this.head?.close(1_000);
     })();
     return this.stopping;
   }
+}
+
+/** A Python server's signal goes to its process group (it leads one): what it started gets it too. */
+function signalChild(child: Child, signal: NodeJS.Signals): void {
+  const pid = child.process.pid;
+  if (child.location.language === 'python' && pid !== undefined) {
+    try {
+      process.kill(-pid, signal);
+      return;
+    } catch {
+      // The group is gone already.
+    }
+  }
+  child.process.kill(signal);
+}
+
+/** `exited unexpectedly (signal SIGKILL); at the last sample ...`, or the OOM killer's version of it. */
+function describeEnd(end: ChildEnd, when: 'unexpectedly' | 'before it was ready'): string {
+  if (end.oomKilled) {
+    return `was killed by the kernel's out-of-memory killer${when === 'unexpectedly' ? '' : ` ${when}`} (${end.status}; the kernel counted an OOM kill as it died)${end.memory}`;
+  }
+  return `exited ${when} (${end.status})${end.memory}`;
 }
 
 /** `name`, or `name#2` for a second replica. */
@@ -301,7 +394,7 @@ async function waitUntilReady(gym: RunningGym, child: Child, deadline: number): 
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       clearInterval(poller);
       clearTimeout(timer);
-      reject(gym.childFailure(child, `exited before it was ready (${signal === null ? `exit code ${code}` : `signal ${signal}`})`));
+      reject(gym.childFailure(child, describeEnd(gym.endOf(child, code, signal), 'before it was ready')));
     };
     const done = () => {
       child.ready = true;
@@ -337,7 +430,8 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
   const { globalConfig } = options;
   const output = options.output ?? ((line: string) => process.stderr.write(`${line}\n`));
   const startupTimeoutMs = spinupTimeoutMs(globalConfig.dict[SPINUP_TIMEOUT_KEY]);
-  const locations = await locateAndValidate(globalConfig);
+  const locations = await locateAndValidate(globalConfig, output);
+  await preparePythonServers(globalConfig, locations, output);
 
   const headConfig = globalConfig.dict.head_server as ConfigDict;
   const joined = joinedHeadUrl(headConfig.url);
@@ -354,6 +448,7 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
     headConfig.port = Number(new URL(joined).port);
   }
   const gym = new RunningGym(globalConfig, head, output, joined);
+  gym.startMemorySampling();
   const registry = new ReplicaRegistry(
     () => gym.replicas,
     () => globalConfig.servers.map((instance) => ({ name: instance.name, serverType: instance.serverType })),
@@ -423,6 +518,7 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
           tail: [],
           ready: false,
           exited: false,
+          memory: undefined,
           h2cUrl: handle === undefined ? null : `${address}:${(handle.h2c.address() as { port: number }).port}`,
           info: {
             name: instance.name,
@@ -430,7 +526,8 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
             impl: instance.impl,
             process_name: `${instance.name}[${instance.serverType}/${instance.impl}]`,
             dir_path: location.directory,
-            entrypoint: String(instance.config.entrypoint),
+            // What runs: ngym's app.ts where it stands in for an upstream app.py.
+            entrypoint: basename(location.entrypoint),
             host,
             port,
             url: `${address}:${port}`,
@@ -445,8 +542,13 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
         child.on('exit', (code, signal) => gym.reportExit(record, code, signal));
         if (handle !== undefined) {
           // The child owns the sockets from here; closing our copies keeps this process from accepting on them.
-          child.send({ type: 'ngym:listen', protocol: 'http' } satisfies ChildMessage, handle.http, () => handle.http.close());
-          child.send({ type: 'ngym:listen', protocol: 'h2c' } satisfies ChildMessage, handle.h2c, () => handle.h2c.close());
+          const closeOurs = (server: NetServer) => () => {
+            if (server.listening) server.close();
+          };
+          child.send({ type: 'ngym:listen', protocol: 'http' } satisfies ChildMessage, handle.http, closeOurs(handle.http));
+          child.send({ type: 'ngym:listen', protocol: 'h2c' } satisfies ChildMessage, handle.h2c, closeOurs(handle.h2c));
+          // A child that dies before it took them (a slow start past the spin-up limit) would leave them keeping ngym run alive.
+          child.once('exit', () => [handle.http, handle.h2c].forEach((server) => closeOurs(server)()));
         }
       }
     }
@@ -462,6 +564,21 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
     await gym.stop();
     throw error;
   }
+}
+
+/** Every Python server's environment, made before anything starts (a build that fails starts nothing). */
+export async function preparePythonServers(globalConfig: GlobalConfig, locations: Map<string, ServerLocation>, output: (line: string) => void): Promise<PythonEnvironmentReport[]> {
+  const byDirectory = new Map<string, { names: string[]; locations: ServerLocation[] }>();
+  for (const [name, location] of locations) {
+    if (location.language !== 'python') continue;
+    const entry = byDirectory.get(location.directory) ?? { names: [], locations: [] };
+    entry.names.push(name);
+    entry.locations.push(location);
+    byDirectory.set(location.directory, entry);
+  }
+  const reports = await preparePythonEnvironments(globalConfig, [...byDirectory].map(([directory, { names }]) => ({ names, directory })), { output });
+  for (const report of reports) for (const location of byDirectory.get(report.directory)?.locations ?? []) location.python = report.python;
+  return reports;
 }
 
 /** `replicas` of every server entry (default 1). */
@@ -516,11 +633,20 @@ function spawnChild(
   };
   if (location.language === 'python') {
     env.PYTHONPATH = [location.directory, process.env.PYTHONPATH].filter(Boolean).join(':');
-    const python = withRaisedFileLimit(location.python ?? 'python3', [location.entrypoint]);
+    const interpreter = location.python ?? 'python3';
+    if (interpreter.includes('/')) {
+      // As upstream's `source <venv>/bin/activate`: tools installed beside the interpreter (uv, console scripts) are found.
+      env.PATH = [dirname(interpreter), process.env.PATH].filter(Boolean).join(':');
+      env.VIRTUAL_ENV = dirname(dirname(interpreter));
+    }
+    const python = withRaisedFileLimit(interpreter, [PYTHON_CHILD, location.entrypoint]);
+    // stdin: a pipe this process never writes to, whose EOF tells python-child.py that ngym run is gone.
+    // detached: the server leads its own process group, which python-child.py and stop() signal as a whole.
     return spawn(python.command, python.args, {
       cwd: location.directory,
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
     });
   }
   if (passHandle) env[LISTEN_HANDLE_ENV] = '1';

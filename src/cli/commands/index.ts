@@ -20,6 +20,7 @@ export interface CommandEntry {
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'demo', aliases: [], load: async () => (await import('./demo.ts')).demoCommand },
   { name: 'run', aliases: ['ng_run', 'nemo_gym_run'], load: async () => (await import('./run.ts')).runCommand },
+  { name: 'prefetch', aliases: [], load: async () => (await import('./prefetch.ts')).prefetchCommand },
   { name: 'collect', aliases: ['ng_collect_rollouts', 'nemo_gym_collect_rollouts'], load: async () => (await import('./collect.ts')).collectCommand },
   { name: 'worker', aliases: [], load: async () => (await import('./worker.ts')).workerCommand },
   { name: 'client', aliases: [], load: async () => (await import('./client.ts')).clientCommand },

@@ -6,8 +6,9 @@ import { parseReportingInput, validationDetails } from '../../protocol/validatio
 import { ALLOW_UNAUTHENTICATED_KEY, AUTH_TOKEN_KEY, authTokenOf, generateAuthToken, isLoopbackHost } from '../../client/auth-token.ts';
 import { DEFAULT_HEALTH_CHECK, launch } from '../../gym/launcher.ts';
 import type { CliCommand } from '../command.ts';
-import { ConfigPaths, readElsewhere } from '../parameters.ts';
+import { ConfigPaths, PythonEnvironmentParameters, readElsewhere } from '../parameters.ts';
 import { printInstancesTable } from '../output.ts';
+import { TELEMETRY_KEY, telemetrySettings } from '../../telemetry/settings.ts';
 
 const HealthCheck = z
   .strictObject({
@@ -29,6 +30,7 @@ const Parameters = z.object({
   error_on_almost_servers: readElsewhere(z.boolean().default(true), 'Fail on entries shaped like servers that fail validation.'),
   server_spinup_timeout_seconds: readElsewhere(z.number().default(600), 'How long every server has to become ready (0: no limit).'),
   health_check: readElsewhere(HealthCheck, 'GET / every server while running; report one that misses this many checks in a row (null: off).'),
+  ...PythonEnvironmentParameters,
 });
 
 export const runCommand: CliCommand = {
@@ -36,7 +38,8 @@ export const runCommand: CliCommand = {
   summary: 'Start the head server and every server in the config, each as its own process, until Ctrl-C.',
   description: `
 Composes the config (config files, env.yaml, then command-line overrides), validates every server's
-config, and starts each server as a child process (a .py entrypoint runs under python3). Ports left
+config, builds each Python server's environment (see ngym prefetch), and starts each server as a
+child process. Ports left
 empty or 0 are allocated without races. Clients find the servers through the head server
 (default 127.0.0.1:11000). Ctrl-C or SIGTERM stops every server.
 
@@ -72,6 +75,7 @@ Examples:
       if (health !== null) gym.startHealthChecks({ ...health, report: (message) => process.stderr.write(`${message}\n`) });
       printInstancesTable(gym.headUrl, gym.instances);
       process.stdout.write(`All ${gym.instances.length} / ${gym.instances.length} servers ready. Press Ctrl-C to stop.\n`);
+      process.stdout.write(`${observabilityLine(globalConfig, gym.headUrl)}\n`);
       const failure = new Promise<number>((resolve) =>
         gym.onServerFailure((error) => {
           process.stderr.write(`${error.message}\n`);
@@ -89,6 +93,13 @@ Examples:
     }
   },
 };
+
+/** Where the run's metrics and traces are (docs/observability.md). */
+function observabilityLine(globalConfig: GlobalConfig, headUrl: string): string {
+  const { metrics, tracing } = telemetrySettings(globalConfig.resolvedValue([TELEMETRY_KEY]));
+  const scraped = metrics ? `Metrics: Prometheus GET /metrics on every ngym server above and ${headUrl}/metrics` : 'Metrics: off (telemetry.metrics_enabled: false)';
+  return `${scraped}; traces: ${tracing === undefined ? 'off (telemetry.enabled: true sends them over OTLP)' : `OTLP to ${tracing.endpoint}`}.`;
+}
 
 function healthCheckOptions(value: unknown): { intervalMs: number; timeoutMs: number; misses: number } | null {
   const parsed = parseReportingInput(HealthCheck, value);

@@ -1,0 +1,153 @@
+/**
+ * The catalog's reading of recordings, configs and `ngym run`'s output: matching rollouts to tasks, comparing them,
+ * the reasons told from error output, and the plan of an upstream server (from the wheel when it is installed).
+ */
+import { describe, expect, it } from 'vitest';
+import { upstreamWheel } from '../src/testing/upstream-wheel.ts';
+import { buildsIn, serverRowsIn } from './gym-session.ts';
+import { inputRows } from './check-resources-server.ts';
+import { compareWithRecording, comparedFields, nestedModelCalls, rewardProfile, sharedInputs } from './recordings.ts';
+import { downloadHost, nonPypiRequirementHost, startFailureReason } from './reasons.ts';
+import { instancesOf, modelReferences, planResourcesServer } from './upstream-servers.ts';
+
+const task = (question: string, extra: Record<string, unknown> = {}) => ({ responses_create_params: { input: [{ role: 'user', content: question }] }, ...extra });
+const rollout = (question: string, reward: number, extra: Record<string, unknown> = {}) => ({
+  responses_create_params: { input: [{ role: 'user', content: question }, { role: 'user', content: 'observation added by the agent' }] },
+  response: { output: [] },
+  reward,
+  ...extra,
+});
+
+describe('comparing rollouts with a recording', () => {
+  const examples = [task('q1'), task('q2')];
+
+  it('matches rollouts to their task by input prefix and counts the equal ones, in any order', () => {
+    const recorded = [rollout('q1', 1, { extracted: 'A', _ng_task_index: 7 }), rollout('q2', 0, { extracted: 'B' })];
+    const results = [rollout('q2', 0, { extracted: 'B', _ng_task_index: 1 }), rollout('q1', 1, { extracted: 'A', _ng_task_index: 0 })];
+    const comparison = compareWithRecording(examples, recorded, results);
+    expect(comparison).toMatchObject({ equal: 2, total: 2, results: 2, unmatched: 0, differing: [] });
+  });
+
+  it('names the differing reward and verify fields of a rollout', () => {
+    const recorded = [rollout('q1', 1, { extracted: 'A' }), rollout('q2', 0, { extracted: 'B' })];
+    const results = [rollout('q1', 0, { extracted: 'C' }), rollout('q2', 0, { extracted: 'B' })];
+    const comparison = compareWithRecording(examples, recorded, results);
+    expect(comparison.equal).toBe(1);
+    expect(comparison.differing).toEqual([
+      {
+        task: 0,
+        differences: [
+          { field: 'reward', recorded: 1, result: 0 },
+          { field: 'extracted', recorded: 'A', result: 'C' },
+        ],
+      },
+    ]);
+  });
+
+  it('pairs repeats of one task with equal recorded rollouts whatever order they finish in', () => {
+    const recorded = [rollout('q1', 1), rollout('q1', 0), rollout('q1', 1)];
+    const results = [rollout('q1', 0), rollout('q1', 1), rollout('q1', 1)];
+    expect(compareWithRecording([task('q1')], recorded, results).equal).toBe(3);
+  });
+
+  it('compares scalar fields both rows have, not ids, timings or the conversation', () => {
+    const recorded = { reward: 1, id: 3, question_id: 'x', verify_time: 1.5, judge_seconds: 2, extracted: 'A', details: { a: 1 }, only_recorded: 1, response: {} };
+    const result = { reward: 1, id: 4, question_id: 'y', verify_time: 9, judge_seconds: 3, extracted: 'A', details: { a: 2 }, response: {} };
+    expect(comparedFields(recorded, result)).toEqual(['reward', 'extracted']);
+  });
+
+  it('tells identical inputs apart by the other fields of their row', () => {
+    const twins = [task('same', { expected: 'A' }), task('same', { expected: 'B' })];
+    const recorded = [rollout('same', 1, { expected: 'B' }), rollout('same', 0, { expected: 'A' })];
+    const results = [rollout('same', 0, { expected: 'A' }), rollout('same', 1, { expected: 'B' })];
+    expect(compareWithRecording(twins, recorded, results).equal).toBe(2);
+  });
+
+  it('profiles the recorded rewards and finds the model calls recorded inside rollouts', () => {
+    const judged = { ...rollout('q1', 1), judge_evaluations: [{ responses_create_params: { input: 'judge this' }, response: { output: [{ type: 'message' }] } }] };
+    expect(rewardProfile([judged, rollout('q2', 0)])).toEqual({ mean: 0.5, min: 0, max: 1, count: 2 });
+    expect(nestedModelCalls([judged])).toEqual([{ responses_create_params: { input: 'judge this' }, response: { output: [{ type: 'message' }] } }]);
+  });
+});
+
+describe('the rows collected', () => {
+  it("are the example file's when every recorded rollout is of one of its tasks", () => {
+    const examples = [task('q1', { expected: 'A' }), task('q2', { expected: 'B' })];
+    expect(inputRows(examples, [rollout('q2', 1), rollout('q1', 0)])).toEqual({ rows: examples, fromRecording: 0 });
+  });
+
+  it("come from the recording where it was made on other tasks, with the example file's fields only", () => {
+    const examples = [task('q1', { expected: 'A' })];
+    const recorded = [rollout('other', 1, { expected: 'C', extracted: 'C', agent_ref: { name: 'benchmark_agent' }, _ng_task_index: 3 }), rollout('q1', 0, { expected: 'A' })];
+    const { rows, fromRecording } = inputRows(examples, recorded);
+    expect(fromRecording).toBe(1);
+    expect(rows).toEqual([{ responses_create_params: recorded[0]?.responses_create_params, expected: 'C' }, examples[0]]);
+  });
+
+  it('tells when different tasks share one input (replay_model answers by input)', () => {
+    expect(sharedInputs([task('same', { audio: 'a.wav' }), task('same', { audio: 'b.wav' })])).toBe(true);
+    expect(sharedInputs([task('same'), task('same')])).toBe(false);
+  });
+});
+
+describe("reasons told from ngym's output", () => {
+  it('a mandatory value is a credential or endpoint to give', () => {
+    const reason = startFailureReason('Error: Missing mandatory value `judge_model.responses_api_models.openai_model.openai_api_key` (from x.yaml:3).', { ending: 'exit 1', logPath: 'log' });
+    expect(reason).toEqual({ category: 'credential', text: 'needs judge_model.responses_api_models.openai_model.openai_api_key (a credential / endpoint)' });
+  });
+
+  it('a failed build with a git requirement downloads from its host', () => {
+    expect(nonPypiRequirementHost(['numpy', 'tale-suite @ git+https://github.com/microsoft/tale-suite.git'])).toBe('github.com');
+    const reason = startFailureReason('Building the Python environment of server x (resources_servers/x) failed at `uv pip install`', { ending: 'exit 1', logPath: 'log', requirementLines: ['git+https://github.com/a/b.git'] });
+    expect(reason.category).toBe('download');
+  });
+
+  it('names the host a runtime download failed on, never loopback or PyPI', () => {
+    expect(downloadHost("HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded")).toBe('huggingface.co');
+    expect(downloadHost("HTTPConnectionPool(host='127.0.0.1', port=1): Max retries exceeded")).toBeUndefined();
+    expect(downloadHost("CalledProcessError: Command '['git', 'clone', '--depth=1', 'https://github.com/a/b', '/x']' returned non-zero exit status 128.")).toBe('github.com');
+  });
+
+  it('a timeout during a build says what was being installed', () => {
+    const reason = startFailureReason('Python environment of x (resources_servers/x): building (torch==2.12.0)', { ending: 'timeout', logPath: 'log' });
+    expect(reason).toEqual({ category: 'timeout', text: 'not ready in time while building its Python environment (torch==2.12.0) (log log)' });
+  });
+});
+
+describe("reading ngym run's output", () => {
+  const output = [
+    'Python environment of grl_tetris (resources_servers/grl_tetris): built in 12.5 s',
+    'Head server: http://127.0.0.1:4000',
+    'instance                  type                  implementation   url                     pid   runs',
+    '------------------------  --------------------  ---------------  ----------------------  ----  ------',
+    'grl_tetris                resources_servers     grl_tetris       http://127.0.0.1:40659  8648  Python /site-packages/resources_servers/grl_tetris',
+    'policy_model              responses_api_models  replay_model     http://127.0.0.1:38199  8654  TypeScript',
+    'All 2 / 2 servers ready. Press Ctrl-C to stop.',
+  ].join('\n');
+
+  it('reads the builds and the runs column', () => {
+    expect(buildsIn(output)).toEqual([{ folder: 'resources_servers/grl_tetris', seconds: 12.5 }]);
+    expect(serverRowsIn(output)).toEqual([
+      { instance: 'grl_tetris', type: 'resources_servers', impl: 'grl_tetris', runs: 'Python /site-packages/resources_servers/grl_tetris' },
+      { instance: 'policy_model', type: 'responses_api_models', impl: 'replay_model', runs: 'TypeScript' },
+    ]);
+  });
+});
+
+describe('upstream configs', () => {
+  it('finds instances and the model servers they name', () => {
+    const config = {
+      judge: { resources_servers: { judge: { judge_model_server: { type: 'responses_api_models', name: 'judge_model' } } } },
+      judge_agent: { responses_api_agents: { simple_agent: { model_server: { type: 'responses_api_models', name: 'policy_model' } } } },
+    };
+    expect(instancesOf(config).map((instance) => `${instance.name}:${instance.kind}/${instance.impl}`)).toEqual(['judge:resources_servers/judge', 'judge_agent:responses_api_agents/simple_agent']);
+    expect([...modelReferences(config)]).toEqual(['judge_model', 'policy_model']);
+  });
+
+  const wheel = upstreamWheel('blackjack');
+  it.skipIf(wheel.skipReason !== null)(`plans blackjack from the wheel${wheel.skipReason === null ? '' : ` (${wheel.skipReason})`}`, () => {
+    const plan = planResourcesServer(wheel.sitePackages, 'blackjack');
+    expect(plan).toMatchObject({ resourcesInstance: 'blackjack', agentInstance: 'blackjack_gymnasium_agent', agentImpl: 'gymnasium_agent', otherModels: [], verifierModels: [] });
+    expect(plan.config).toMatch(/resources_servers\/blackjack\/configs\/blackjack\.yaml$/);
+  });
+});

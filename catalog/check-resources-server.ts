@@ -1,0 +1,355 @@
+/**
+ * One upstream resources server against its own recording: `ngym run` of its config with replay_model, `ngym
+ * collect` over its example.jsonl, each rollout compared with the recorded one of its task. When it cannot run or
+ * does not come out as recorded, the reason.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { readServerRequirements } from '../src/gym/python-requirements.ts';
+import { PACKAGE_ROOT } from '../src/util/package-root.ts';
+import { collect, type EnvironmentBuild, startGym } from './gym-session.ts';
+import { compareWithRecording, type Comparison, nestedModelCalls, readRows, recordedTasks, type RewardProfile, rewardProfile, type Row, sharedInputs } from './recordings.ts';
+import { firstErrorLine, hostInCode, networkFailed, type Reason, runtimeReason, startFailureReason } from './reasons.ts';
+import { replayArguments } from './replay-setup.ts';
+import { upstreamValidationRefuses } from './upstream-validation.ts';
+import { configFiles, type ResourcesServerPlan } from './upstream-servers.ts';
+
+export interface RunOptions {
+  sitePackages: string;
+  /** Where this server's log, rollouts and replay files go. */
+  workFolder: string;
+  cold: boolean;
+  startTimeoutMs: number;
+  collectTimeoutMs: number;
+}
+
+export interface ServerResult {
+  name: string;
+  kind: 'resources_servers' | 'responses_api_agents' | 'responses_api_models' | 'environment_servers';
+  /** The config run, relative to the wheel's site-packages. */
+  config?: string;
+  agent?: string;
+  agentImpl?: string;
+  /** `TypeScript`, or `Python` (upstream's app.py under ngym), for the server itself. */
+  hosting?: 'TypeScript' | 'Python';
+  /** What runs every instance of the config (the `runs` column), by instance. */
+  runs?: Record<string, string>;
+  /** Python environments built by this start, by `<type>/<name>`, seconds. */
+  builds?: Record<string, number>;
+  /** Whether the server runs on the base interpreter or a venv of its own (Python-hosted only). */
+  environment?: 'base' | 'venv';
+  readySeconds?: number;
+  collectSeconds?: number;
+  /** Rollouts equal to a recorded one / recorded rollouts. */
+  equal?: number;
+  total?: number;
+  recorded?: RewardProfile;
+  /** `equal`: every recorded rollout came out as recorded; `started`: (agents, models) it starts. */
+  status: 'equal' | 'differs' | 'failed' | 'started';
+  reason?: Reason;
+  /** Input rows taken from the recording because no example row has their input (recorded on other data). */
+  inputsFromRecording?: number;
+  /** Rollouts equal to the recording with upstream's app.py in place of ngym's TypeScript version (+prefer_upstream=true), when that one differs. */
+  upstreamEqual?: number;
+  /** A few differing fields, for the reader of catalog.json. */
+  differences?: Comparison['differing'];
+  log?: string;
+  /** What the start was given besides the server's own config (a resources server to serve, a placeholder endpoint). */
+  note?: string;
+  /** An agent that was not started alone: the resources server whose run started it. */
+  via?: string;
+}
+
+const relativeTo = (root: string, path: string) => (path.startsWith(root) ? relative(root, path) : path);
+
+export function venvFolderOf(type: string, name: string): string {
+  return join(PACKAGE_ROOT, 'cache', 'venvs', type, name);
+}
+
+function requirementLinesOf(folder: string): string[] {
+  try {
+    return readServerRequirements(folder).lines;
+  } catch {
+    return [];
+  }
+}
+
+/** The folder whose build failed (`... server <names> (<type>/<name>) failed`), else the server's own. */
+function failedBuildFolder(output: string, sitePackages: string, fallback: string): string {
+  const match = /Building the Python environment of server .*? \(([a-z_]+\/[^)]+)\) failed/.exec(output);
+  return match === null ? fallback : join(sitePackages, match[1] as string);
+}
+
+export async function checkResourcesServer(plan: ResourcesServerPlan, options: RunOptions): Promise<ServerResult> {
+  const { sitePackages, workFolder } = options;
+  rmSync(workFolder, { recursive: true, force: true });
+  mkdirSync(workFolder, { recursive: true });
+  const logPath = join(workFolder, 'ngym.log');
+  const log = relativeTo(PACKAGE_ROOT, logPath);
+  const result: ServerResult = { name: plan.name, kind: 'resources_servers', status: 'failed', log };
+  const recording = readRows(plan.recordingPath);
+  if ('rows' in recording) {
+    const profile = rewardProfile(recording.rows);
+    if (profile !== undefined) result.recorded = profile;
+  }
+  if (plan.config === undefined || plan.agentInstance === undefined) {
+    const configs = configFiles(plan.folder).map((file) => readFileSync(file, 'utf8')).join('\n');
+    result.reason = /sandbox_provider|docker_image|container/i.test(configs)
+      ? { category: 'container', text: `${plan.problem ?? 'no agent points at it'}: it is run by a sandboxed agent in a container (its config sets a sandbox provider / image)` }
+      : { category: 'no-config', text: plan.problem ?? 'no agent points at it' };
+    return result;
+  }
+  result.config = relativeTo(sitePackages, plan.config);
+  result.agent = plan.agentInstance;
+  if (plan.agentImpl !== undefined) result.agentImpl = plan.agentImpl;
+  if ('problem' in recording) {
+    result.reason = { category: 'no-recording', text: `its recording is not usable: ${recording.problem.replace(sitePackages + '/', '')}` };
+    return result;
+  }
+  const examples = readRows(plan.examplePath);
+  if ('problem' in examples) {
+    result.reason = { category: 'no-recording', text: `its example data is not usable: ${examples.problem.replace(sitePackages + '/', '')}` };
+    return result;
+  }
+  const unreplayable = recording.rows.findIndex((row) => !Array.isArray((row.response as Row | undefined)?.output) || (row.responses_create_params as Row | undefined)?.input === undefined);
+  if (unreplayable >= 0) {
+    result.reason = { category: 'no-recording', text: `its recording holds no model responses to replay (row ${unreplayable + 1} has no responses_create_params.input and response.output)` };
+    return result;
+  }
+  if (options.cold) rmSync(venvFolderOf('resources_servers', plan.name), { recursive: true, force: true });
+  const inputs = inputRows(examples.rows, recording.rows);
+  if (inputs.fromRecording > 0) result.inputsFromRecording = inputs.fromRecording;
+  const inputPath = join(workFolder, 'inputs.jsonl');
+  writeFileSync(inputPath, inputs.rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+  const context = { plan, examples: inputs.rows, recording: recording.rows, options, logPath, inputPath };
+
+  const modelCalls = join(workFolder, 'recorded-model-calls.jsonl');
+  const calls = nestedModelCalls(recording.rows);
+  writeFileSync(modelCalls, calls.map((row) => `${JSON.stringify(row)}\n`).join(''));
+  const args = replayArguments({
+    config: plan.config,
+    replayPolicy: true,
+    policyRecordings: calls.length > 0 ? [plan.recordingPath, modelCalls] : [plan.recordingPath],
+    otherModels: plan.otherModels,
+    otherRecordings: [modelCalls],
+    workFolder,
+  });
+  const first = await runAndCompare(args, 'rollouts', context);
+  result.builds = buildsRecord(first.builds);
+  if (!first.ready) {
+    result.reason = await whyNotStarted(first.output, first.ending, plan, options, log);
+    return result;
+  }
+  result.readySeconds = round(first.readySeconds);
+  result.collectSeconds = round(first.collectSeconds);
+  result.runs = first.runs;
+  const own = first.runs[plan.resourcesInstance ?? ''];
+  if (own !== undefined) result.hosting = own === 'TypeScript' ? 'TypeScript' : 'Python';
+  if (result.hosting === 'Python') result.environment = existsSync(join(venvFolderOf('resources_servers', plan.name), '.venv')) ? 'venv' : 'base';
+  const { comparison, failed } = first;
+  result.equal = comparison.equal;
+  result.total = comparison.total;
+  if (comparison.equal === comparison.total && comparison.results === comparison.total && failed.length === 0) {
+    result.status = 'equal';
+    return result;
+  }
+  result.status = 'differs';
+  if (comparison.differing.length > 0) result.differences = comparison.differing.slice(0, 3);
+  result.reason = whyDiffers({
+    run: first.collect,
+    failed,
+    comparison,
+    gymOutput: first.output,
+    plan,
+    log,
+    timedOut: first.collect.code === 'timeout',
+    sharedInputs: sharedInputs(inputs.rows),
+    recordedModelCalls: calls.length,
+    inputsFromRecording: inputs.fromRecording,
+    recordedTaskLines: new Set(recordedTasks(inputs.rows, recording.rows).filter((task) => task !== undefined)),
+    inputCount: inputs.rows.length,
+    hasMediaInput: inputs.rows.some((row) => /"type":\s*"input_(image|file|audio)"/.test(JSON.stringify(row.responses_create_params ?? {}))),
+  });
+  // ngym's TypeScript version of an upstream server that does not come out as recorded: does upstream's own app.py?
+  if (result.hosting === 'TypeScript' && ['differs', 'error', 'judge', 'replay'].includes(result.reason.category)) {
+    const upstream = await runAndCompare([...args, '+prefer_upstream=true'], 'rollouts-upstream', context);
+    if (upstream.ready) {
+      const upstreamEqual = upstream.comparison.equal === upstream.comparison.total && upstream.failed.length === 0;
+      result.upstreamEqual = upstream.comparison.equal;
+      result.reason = {
+        ...result.reason,
+        text: upstreamEqual
+          ? `ngym's TypeScript version differs from upstream's app.py, which equals the recording (${upstream.comparison.equal} / ${upstream.comparison.total} under ngym with +prefer_upstream=true): ${result.reason.text}`
+          : `upstream's own app.py does not equal the recording either (${upstream.comparison.equal} / ${upstream.comparison.total} under ngym with +prefer_upstream=true): ${result.reason.text}`,
+      };
+    }
+  }
+  return result;
+}
+
+/**
+ * The rows to collect: example.jsonl when every recorded rollout is of one of its tasks; otherwise one row per
+ * recorded rollout, its example task where it has one, else the recorded row itself (the recording was made on other
+ * data than the example file): its fields that task rows have (the example file's), without its agent_ref.
+ */
+export function inputRows(examples: readonly Row[], recorded: readonly Row[]): { rows: Row[]; fromRecording: number } {
+  const tasks = recordedTasks(examples, recorded);
+  if (tasks.every((task) => task !== undefined)) return { rows: [...examples], fromRecording: 0 };
+  // The fields a task row has (the example file's), not what verification added to the recorded row.
+  const taskFields = new Set(examples.flatMap((example) => Object.keys(example)));
+  const rows = recorded.map((row, index) => {
+    const task = tasks[index];
+    if (task !== undefined) return examples[task] as Row;
+    // Its agent_ref names the agent of the run that recorded it (a benchmark's), not necessarily one of this config.
+    return Object.fromEntries(Object.entries(row).filter(([key]) => taskFields.has(key) && key !== 'agent_ref'));
+  });
+  return { rows, fromRecording: tasks.filter((task) => task === undefined).length };
+}
+
+interface RunContext {
+  inputPath: string;
+  plan: ResourcesServerPlan;
+  examples: Row[];
+  recording: Row[];
+  options: RunOptions;
+  logPath: string;
+}
+
+type RunOutcome =
+  | { ready: false; output: string; ending: string; builds: EnvironmentBuild[] }
+  | {
+      ready: true;
+      output: string;
+      builds: EnvironmentBuild[];
+      readySeconds: number;
+      collectSeconds: number;
+      runs: Record<string, string>;
+      collect: { code: string; output: string };
+      comparison: Comparison;
+      failed: Row[];
+    };
+
+/** One `ngym run` + `ngym collect` over the examples, compared with the recording; the gym is stopped whatever happens. */
+async function runAndCompare(args: string[], outputName: string, context: RunContext): Promise<RunOutcome> {
+  const { plan, options, logPath } = context;
+  const gym = await startGym(args, { logPath, timeoutMs: options.startTimeoutMs });
+  if (!gym.ready) return { ready: false, output: gym.output, ending: gym.ending, builds: gym.builds };
+  try {
+    const output = join(options.workFolder, `${outputName}.jsonl`);
+    const run = await collect(gym.headPort, plan.agentInstance as string, context.inputPath, output, { logPath, timeoutMs: options.collectTimeoutMs });
+    const results = existsSync(output) ? readRows(output) : { problem: 'no output' };
+    const failuresPath = join(options.workFolder, `${outputName}_failures.jsonl`);
+    const failures = existsSync(failuresPath) ? readRows(failuresPath) : { problem: 'none' };
+    return {
+      ready: true,
+      output: gym.output(),
+      builds: gym.builds,
+      readySeconds: gym.readySeconds,
+      collectSeconds: run.seconds,
+      runs: Object.fromEntries(gym.servers.map((row) => [row.instance, row.runs])),
+      collect: run,
+      comparison: compareWithRecording(context.examples, context.recording, 'rows' in results ? results.rows : []),
+      failed: 'rows' in failures ? failures.rows : [],
+    };
+  } finally {
+    await gym.stop();
+  }
+}
+
+function round(seconds: number): number {
+  return Math.round(seconds * 10) / 10;
+}
+
+function buildsRecord(builds: readonly EnvironmentBuild[]): Record<string, number> {
+  return Object.fromEntries(builds.map((build) => [build.folder, build.seconds]));
+}
+
+async function whyNotStarted(output: string, ending: string, plan: ResourcesServerPlan, options: RunOptions, log: string): Promise<Reason> {
+  if (/almost-servers? detected|almost-server\(s\) with validation errors/.test(output)) {
+    const problem = /^\s+- (.+)$/m.exec(output)?.[1]?.replace(/\(from [^)]*\)/, '').trim() ?? 'an almost-server';
+    const refused = plan.config === undefined ? undefined : await upstreamValidationRefuses(plan.config, options.sitePackages);
+    if (refused === true) return { category: 'upstream-config', text: `upstream 0.7.0's own validation refuses its config too (ng_dump_config: almost-server): ${problem.slice(0, 300)}` };
+    return { category: 'error', text: `ngym refuses its config${refused === false ? ', which upstream 0.7.0 accepts' : ''}: ${problem.slice(0, 300)} (log ${log})` };
+  }
+  const requirementLines = requirementLinesOf(failedBuildFolder(output, options.sitePackages, plan.folder));
+  return startFailureReason(output, { ending, requirementLines, logPath: log, folder: plan.folder });
+}
+
+interface DiffContext {
+  run: { code: string; output: string };
+  failed: Row[];
+  comparison: Comparison;
+  gymOutput: string;
+  plan: ResourcesServerPlan;
+  log: string;
+  timedOut: boolean;
+  sharedInputs: boolean;
+  hasMediaInput: boolean;
+  recordedModelCalls: number;
+  inputsFromRecording: number;
+  /** Rows of the input file that some recorded rollout belongs to, and how many rows it has. */
+  recordedTaskLines: Set<number>;
+  inputCount: number;
+}
+
+function whyDiffers(context: DiffContext): Reason {
+  const { failed, comparison, log } = context;
+  const errors = failed.map((row) => String(row.error ?? '')).join('\n');
+  const text = `${errors}\n${context.gymOutput}`;
+  const judgeUnanswered = failed.length === 0 && /No recorded r/.test(context.gymOutput);
+  if (judgeUnanswered) {
+    return { category: 'judge', text: `a model call besides the policy's (${context.plan.otherModels.join(', ') || 'the judge, through the policy model'}) has no recorded reply, so verification scored without it: ${comparison.equal} of ${comparison.total} rollouts equal the recording` };
+  }
+  if (failed.length > 0 && context.plan.verifierModels.length > 0 && context.recordedModelCalls === 0 && /No recorded r/.test(context.gymOutput)) {
+    return { category: 'judge', text: `its verifier calls ${context.plan.verifierModels.join(', ')}, whose replies are not in the recording: ${failed.length} of ${comparison.total} rollouts failed` };
+  }
+  const missingField = /\\?"missing\\?",\s*\\?"loc\\?":\s*\[\\?"body\\?",\s*\\?"(\w+)/.exec(errors)?.[1];
+  if (failed.length > 0 && context.inputsFromRecording > 0 && missingField !== undefined) {
+    return {
+      category: 'no-recording',
+      text: `its recording was made on other tasks than data/example.jsonl (${context.inputsFromRecording} of ${comparison.total}), and its rows lack the task field ${missingField} to run them again`,
+    };
+  }
+  if (failed.length > 0 && /usage\.input_tokens: Field required/.test(errors)) {
+    return { category: 'no-recording', text: `its recorded responses are not valid Responses (usage in Chat Completions' shape: prompt_tokens, completion_tokens), which agents refuse (upstream's simple_agent too): ${failed.length} of ${comparison.total} rollouts failed` };
+  }
+  if (failed.length > 0) {
+    const runtime = runtimeReason(text, log);
+    const unrecorded = failed.filter((row) => typeof row.input_line === 'number' && !context.recordedTaskLines.has(row.input_line - 1)).length;
+    if (/No recorded rollout starts with this input/.test(errors) && unrecorded > 0) {
+      return { category: 'no-recording', text: `its recording holds ${context.recordedTaskLines.size} of the example file's ${context.inputCount} tasks (several rollouts of the same ones): ${unrecorded} rollouts of unrecorded tasks failed` };
+    }
+    if (/No recorded rollout starts with this input/.test(errors)) {
+      const holds = [...errors.matchAll(/The replay model holds (\d+) recorded rollouts/g)].map((match) => Number(match[1]));
+      const judgeCall = holds.some((count) => count !== comparison.total) || context.plan.otherModels.length > 0;
+      const judges = context.plan.otherModels.join(', ') || 'the judge';
+      if (judgeCall && context.recordedModelCalls > 0) {
+        return { category: 'judge', text: `${judges} was sent prompts the recording's ${context.recordedModelCalls} judge evaluations do not hold: ${failed.length} of ${comparison.total} rollouts failed` };
+      }
+      if (judgeCall) return { category: 'judge', text: `a model call besides the policy's (${judges}) has no recorded reply: ${failed.length} of ${comparison.total} rollouts failed` };
+      if (context.hasMediaInput) {
+        return { category: 'replay', text: `replay_model finds no recording for its image/file inputs (it compares content parts whole, and the recording's carry \`detail: "auto"\`): ${failed.length} of ${comparison.total} rollouts failed` };
+      }
+      return { category: 'random', text: `the environment's observations differ from the recording (it draws at random, with no seed in its config), so the recorded replies do not apply: ${failed.length} of ${comparison.total} rollouts failed` };
+    }
+    if (runtime !== undefined) return runtime;
+    const host = networkFailed(text) ? hostInCode(context.plan.folder) : undefined;
+    if (host !== undefined) return { category: 'download', text: `download from ${host} (while verifying; the host its code names)` };
+    const first = firstErrorLine(errors) ?? errors.split('\n')[0] ?? '';
+    return { category: 'error', text: `${failed.length} of ${comparison.total} rollouts failed: ${first.slice(0, 400)} (log ${log})` };
+  }
+  if (context.timedOut) return { category: 'timeout', text: `ngym collect did not finish in time (log ${log})` };
+  const skipped = /^\s*line \d+: (.+)$/m.exec(context.run.output)?.[1];
+  if (skipped !== undefined) return { category: 'error', text: `ngym collect skipped its input rows: ${skipped.slice(0, 300)} (log ${log})` };
+  if (context.run.code !== '0' && comparison.results === 0) {
+    return { category: 'error', text: `ngym collect exited ${context.run.code}: ${firstErrorLine(context.run.output) ?? ''} (log ${log})` };
+  }
+  if (context.recordedModelCalls === 0 && context.plan.verifierModels.length > 0) {
+    return { category: 'judge', text: `its verifier calls ${context.plan.verifierModels.join(', ')}, whose replies are not in the recording: ${comparison.equal} of ${comparison.total} rollouts equal the recording` };
+  }
+  if (context.sharedInputs) {
+    return { category: 'replay', text: `its tasks share one input text (they differ in other fields), and replay_model answers by input, so recorded replies go to the wrong tasks: ${comparison.equal} of ${comparison.total} rollouts equal the recording` };
+  }
+  const fields = [...new Set(comparison.differing.flatMap((entry) => entry.differences.map((difference) => difference.field)))];
+  return { category: 'differs', text: `${comparison.equal} of ${comparison.total} rollouts equal the recording; differing: ${fields.join(', ') || 'rollout count'}${comparison.unmatched > 0 ? `; ${comparison.unmatched} rollouts match no example row` : ''}` };
+}

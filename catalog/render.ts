@@ -1,0 +1,98 @@
+/** docs/environments/catalog.md from catalog.json: the summary, then one table per kind of server. */
+import type { ServerResult } from './check-resources-server.ts';
+import { CATEGORY_TITLES, type ReasonCategory } from './reasons.ts';
+import type { ServerKind } from './upstream-servers.ts';
+
+export interface Machine {
+  cpus: number;
+  memoryGiB: number;
+  os: string;
+  node: string;
+}
+
+export interface Catalog {
+  /** When the last server of this catalog was run. */
+  date: string;
+  machine: Machine;
+  upstream: string;
+  results: ServerResult[];
+}
+
+const KIND_TITLES: Record<ServerKind, string> = {
+  resources_servers: 'Resources servers',
+  responses_api_agents: 'Agents',
+  responses_api_models: 'Model servers',
+  environment_servers: 'Environment servers',
+};
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const seconds = (value: number | undefined) => (value === undefined ? '' : `${value.toFixed(1)} s`);
+const number = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(3));
+
+/** The Python environment column: base interpreter, or a venv of its own and how long it took to build here. */
+function environmentCell(result: ServerResult): string {
+  if (result.hosting !== 'Python') return '';
+  const own = Object.entries(result.builds ?? {}).find(([folder]) => folder === `${result.kind}/${result.name}`);
+  if (result.environment === 'base') return 'base';
+  return own === undefined ? 'own venv (built earlier)' : `own venv, built in ${own[1].toFixed(1)} s`;
+}
+
+export function summaryOf(results: readonly ServerResult[]): { equal: number; total: number; byReason: Map<ReasonCategory, number> } {
+  const resources = results.filter((result) => result.kind === 'resources_servers');
+  const byReason = new Map<ReasonCategory, number>();
+  for (const result of resources) if (result.status !== 'equal' && result.reason !== undefined) byReason.set(result.reason.category, (byReason.get(result.reason.category) ?? 0) + 1);
+  return { equal: resources.filter((result) => result.status === 'equal').length, total: resources.length, byReason };
+}
+
+export function renderCatalog(catalog: Catalog): string {
+  const { equal, total, byReason } = summaryOf(catalog.results);
+  const lines = [
+    '# Catalog: upstream NeMo Gym 0.7.0\'s environments under `ngym run`',
+    '',
+    'Every server folder of upstream NeMo Gym 0.7.0\'s wheel, started by `ngym run` with its own config. A resources',
+    'server runs with replay_model as its policy model replaying upstream\'s own recording (`data/example_rollouts.jsonl`),',
+    '`ngym collect` runs its `data/example.jsonl`, and each rollout\'s reward and verify fields are compared with the',
+    'recorded rollout of the same task. Model servers the config names besides the policy model (judges, user',
+    'simulators) replay the model calls recorded inside the rollouts, where there are any. Made by `npm run catalog -- all`',
+    '(catalog/run.ts); the figures are in `results/catalog/catalog.json`.',
+    '',
+    `Run ${catalog.date} on ${catalog.machine.cpus} CPUs, ${catalog.machine.memoryGiB} GiB, ${catalog.machine.os}, Node ${catalog.machine.node}; upstream ${catalog.upstream}.`,
+    '',
+    `**${equal} of ${total} resources servers equal their recordings.**`,
+    '',
+  ];
+  if (byReason.size > 0) {
+    lines.push('The others, by reason:', '', '| reason | servers |', '|---|---|');
+    for (const [category, count] of [...byReason].sort((a, b) => b[1] - a[1])) lines.push(`| ${CATEGORY_TITLES[category]} | ${count} |`);
+    lines.push('');
+  }
+  lines.push(
+    'Columns: **runs** is TypeScript (ngym\'s own version of that server) or Python (upstream\'s app.py hosted by ngym);',
+    '**environment** is the Python environment it runs in (the base interpreter, or a venv of its own and its build time on',
+    'this run: a server whose venv was built on an earlier run shows no time); **ready** is `ngym run`\'s start to all',
+    'servers ready; **equal** is rollouts equal to their recording / recorded rollouts; **recorded reward** is the',
+    'recording\'s mean (min..max, n), what a model like the recording\'s scores (upstream issue 986).',
+    '',
+  );
+  for (const kind of Object.keys(KIND_TITLES) as ServerKind[]) {
+    const results = catalog.results.filter((result) => result.kind === kind).sort((a, b) => a.name.localeCompare(b.name));
+    if (results.length === 0) continue;
+    lines.push(`## ${KIND_TITLES[kind]} (${results.length})`, '');
+    if (kind === 'resources_servers') {
+      lines.push('| server | runs | environment | ready | equal | recorded reward | reason |', '|---|---|---|---|---|---|---|');
+      for (const result of results) {
+        const profile = result.recorded === undefined ? '' : `${number(result.recorded.mean)} (${number(result.recorded.min)}..${number(result.recorded.max)}, n=${result.recorded.count})`;
+        const equalCell = result.total === undefined ? '' : `${result.equal ?? 0} / ${result.total}`;
+        lines.push(`| ${result.name} | ${result.hosting ?? ''} | ${environmentCell(result)} | ${seconds(result.readySeconds)} | ${equalCell} | ${profile} | ${cell(result.status === 'equal' ? '' : (result.reason?.text ?? ''))} |`);
+      }
+    } else {
+      const started = results.filter((result) => result.status === 'started').length;
+      lines.push(`${started} of ${results.length} start.`, '', '| server | starts | runs | environment | ready | reason |', '|---|---|---|---|---|---|');
+      for (const result of results) {
+        lines.push(`| ${result.name} | ${result.status === 'started' ? 'yes' : 'no'} | ${result.hosting ?? ''} | ${environmentCell(result)} | ${seconds(result.readySeconds)} | ${cell(result.via !== undefined ? `started with ${result.via}'s config` : [result.note === undefined ? '' : `with ${result.note}`, result.reason?.text ?? ''].filter(Boolean).join(': '))} |`);
+      }
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
