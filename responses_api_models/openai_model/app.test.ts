@@ -50,6 +50,26 @@ describe('openai_model', () => {
     expect(endpoint.requests).toHaveLength(1);
   });
 
+  it('streams both dialects from a non-streaming backend call, sending the backend no stream fields', async () => {
+    const item = { type: 'message', role: 'assistant', id: 'msg_1', status: 'completed', content: [{ type: 'output_text', text: 'hi', annotations: [] }] };
+    const completion = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-test', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } }] };
+    endpoint = await startFakeEndpoint((request) => ({ body: request.path === '/v1/responses' ? modelResponse([item] as never, { model: 'gpt-test' }) : completion }));
+    gym = await startInProcessGym({ config: modelConfig(endpoint.url) });
+    const responses = await http.request(gym.url('policy_model', '/v1/responses'), { body: { input: 'hello', stream: true, stream_options: { include_obfuscation: false } } });
+    expect(responses.status, responses.text).toBe(200);
+    expect(responses.headers['content-type']).toContain('text/event-stream');
+    expect(responses.text).toContain('event: response.output_text.delta\ndata: ');
+    expect(responses.text).toContain('event: response.completed');
+    const chat = await http.request(gym.url('policy_model', '/v1/chat/completions'), { body: { messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } } });
+    expect(chat.text).toContain('"delta":{"content":"ok"}');
+    expect(chat.text.endsWith('data: [DONE]\n\n')).toBe(true);
+    for (const request of endpoint.requests) {
+      expect(request.body).not.toHaveProperty('stream');
+      expect(request.body).not.toHaveProperty('stream_options');
+    }
+    expect(endpoint.requests.map((request) => request.path)).toEqual(['/v1/responses', '/v1/chat/completions']);
+  });
+
   it('forwards /v1/chat/completions with message-level token fields', async () => {
     const completion = {
       id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-test',

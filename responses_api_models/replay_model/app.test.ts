@@ -85,6 +85,52 @@ describe('replay_model', () => {
     expect(texts).toEqual([row.response.output[2].content[0].text, 'Second recording.', row.response.output[2].content[0].text, 'Second recording.']);
   });
 
+  it('replays through /v1/chat/completions, step by step, as it does through /v1/responses', async () => {
+    await startWeather(RECORDED, false);
+    const [row] = recordedRows();
+    const [call, toolOutput, final] = row.response.output;
+    const messages = row.responses_create_params.input.map((item: any) => ({ role: item.role, content: item.content }));
+    const chat = (body: unknown) => http.request(gym?.url('policy_model', '/v1/chat/completions') as string, { body });
+    const first = await chat({ messages });
+    expect(first.status, first.text).toBe(200);
+    expect(first.json<any>().choices[0]).toMatchObject({
+      finish_reason: 'tool_calls',
+      message: { content: null, tool_calls: [{ id: call.call_id, type: 'function', function: { name: call.name, arguments: call.arguments } }] },
+    });
+    const history = [...messages, first.json<any>().choices[0].message, { role: 'tool', tool_call_id: toolOutput.call_id, content: toolOutput.output }];
+    const second = await chat({ messages: history, stream: true });
+    expect(second.headers['content-type']).toContain('text/event-stream');
+    expect(second.text).toContain(JSON.stringify({ content: final.content[0].text }));
+    expect(second.text).toContain('data: [DONE]');
+  });
+
+  it('replays through /v1/messages, tool use then text', async () => {
+    // Arguments as the Anthropic dialect writes them (Python's json.dumps): replay compares them as text.
+    const row = {
+      responses_create_params: { input: [{ role: 'user', content: 'Weather in Oslo?' }] },
+      response: {
+        output: [
+          { type: 'function_call', id: 'fc_oslo', call_id: 'call_oslo', name: 'get_weather', arguments: '{"city": "Oslo"}', status: 'completed' },
+          { type: 'function_call_output', call_id: 'call_oslo', output: 'cold' },
+          { id: 'msg_oslo', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Cold in Oslo.', annotations: [] }] },
+        ],
+      },
+    };
+    await startWeather(writeRollouts([row]), true);
+    const messagesCall = (body: unknown) => http.request(gym?.url('policy_model', '/v1/messages') as string, { body });
+    const question = { role: 'user', content: 'Weather in Oslo?' };
+    const first = await messagesCall({ model: 'claude', max_tokens: 100, messages: [question] });
+    expect(first.status, first.text).toBe(200);
+    expect(first.json<any>()).toMatchObject({ stop_reason: 'tool_use', content: [{ type: 'tool_use', id: 'call_oslo', name: 'get_weather', input: { city: 'Oslo' } }] });
+    const second = await messagesCall({
+      model: 'claude',
+      max_tokens: 100,
+      messages: [question, { role: 'assistant', content: first.json<any>().content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_oslo', content: 'cold' }] }],
+    });
+    expect(second.status, second.text).toBe(200);
+    expect(second.json<any>()).toMatchObject({ stop_reason: 'end_turn', content: [{ type: 'text', text: 'Cold in Oslo.' }] });
+  });
+
   it('refuses to start on a malformed rollouts file, naming the line', async () => {
     const path = writeRollouts([]);
     writeFileSync(path, '{"responses_create_params": {"input": "x"}, "response": {"output": []}}\n{oops\n');

@@ -2,8 +2,10 @@
  * replay_model: serves `/v1/responses` from recorded rollouts (for example upstream's
  * `example_rollouts.jsonl`), so ngym runs end to end with no LLM: the demo, conformance tests, and
  * re-scoring a recorded run after changing an environment. See replay-index.ts for the matching rule.
+ * `/v1/chat/completions` and `/v1/messages` are answered from the same recordings, through the framework's
+ * conversion to and from the Responses API.
  */
-import { defineModelServer, NgymError, normalizeInput } from 'ngym';
+import { defineModelServer, normalizeInput } from 'ngym';
 import * as z from 'zod';
 import { ReplayIndex } from './replay-index.ts';
 
@@ -22,7 +24,4 @@ export default defineModelServer({
     return { index };
   },
   responses: async (params, { config, state, sessionId }) => state.index.reply(normalizeInput(params.input), sessionId, config.strict),
-  chatCompletions: async () => {
-    throw new NgymError('NGYM_INVALID_REQUEST', 'replay_model serves /v1/responses only.', { status: 501 });
-  },
 });

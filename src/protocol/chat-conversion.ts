@@ -78,7 +78,8 @@ function textOfChatContent(content: ChatMessage['content']): string {
   return (content ?? []).map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
 }
 
-function copyTokenFields(from: Record<string, unknown>, to: Record<string, unknown>): void {
+/** Copies the token fields that are set from one item or message to another (the token courier's step). */
+export function copyTokenFields(from: Record<string, unknown>, to: Record<string, unknown>): void {
   for (const field of TOKEN_FIELDS) if (from[field] !== undefined && from[field] !== null) to[field] = from[field];
 }
 
