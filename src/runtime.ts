@@ -18,6 +18,7 @@ export {
 export type { FailureClass, RolloutFailure } from './rollouts/failures.ts';
 export { computeMetricsFromFile } from './rollouts/file-metrics.ts';
 export { createProgressReporter, type ProgressReporter } from './rollouts/progress.ts';
+export { applyPrompt, type PromptConfig, readPromptConfig } from './rollouts/prompt-config.ts';
 export { type BoundServer, bindServer, type ListenTarget } from './server/serve.ts';
 export { limitHeapGrowth } from './util/heap-growth.ts';
 export { createLogger, silentLogger } from './util/logger.ts';

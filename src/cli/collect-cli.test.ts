@@ -10,7 +10,7 @@ import { defineResourcesServer } from '../server/resources-server.ts';
 import { simpleAgentConfig } from '../testing/agent-config.ts';
 import { runCli } from '../testing/cli-process.ts';
 import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
-import { assistantMessage, scriptedModel } from '../server/scripted-model.ts';
+import { assistantMessage, scriptedModel, usage } from '../server/scripted-model.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 
 const echo = defineResourcesServer({
@@ -157,5 +157,24 @@ describe('ngym collect', () => {
     const wrongType = await runCli(['collect', `+head_server.port=${new URL(gym.headUrl).port}`, '+input_jsonl_fpath=x.jsonl', '+output_jsonl_fpath=x.jsonl', '+num_repeats=abc']);
     expect(wrongType.code).toBe(1);
     expect(wrongType.stderr).toBe('Error: Invalid parameters:\n  - +num_repeats: Input should be a valid number\n');
+  });
+
+  it('prints the rollout health of its output at the end, unless +disable_health_check=true', async () => {
+    // Task 1's answer is an empty message of 0 tokens: a hollow turn the health check must name.
+    const model = scriptedModel(({ input }) => {
+      const question = (input as { content?: unknown }[]).find((item) => typeof item.content === 'string')?.content as string;
+      return question === 'q1' ? { output: [assistantMessage('')], usage: usage(10, 0) } : { output: [assistantMessage(question.replace('q', 'a'))], usage: usage(10, 2) };
+    });
+    gym = await startInProcessGym({ config, definitions: { policy_model: model.definition, echo_env: echo } });
+    const dir = mkdtempSync(join(tmpdir(), 'ngym-health-'));
+    const args = ['collect', `+head_server.port=${new URL(gym.headUrl).port}`, '+agent_name=echo_agent', `+input_jsonl_fpath=${dataset(dir, 3)}`, `+output_jsonl_fpath=${join(dir, 'out.jsonl')}`];
+    const result = await runCli(args);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Rollout health: 3 checked, 2 healthy, 1 unhealthy, 0 unobserved');
+    expect(result.stdout).toMatch(/task 1 rollout 0: agent_turn_hollow \(turn 1\), model_call_zero_completion_tokens \(call_id resp_\w+\)/);
+    expect(result.stdout).toContain(`details: gym eval health-check ${join(dir, 'out.jsonl')}`);
+    const unchecked = await runCli([...args, '+overwrite=true', '+disable_health_check=true']);
+    expect(unchecked.code).toBe(0);
+    expect(unchecked.stdout).not.toContain('Rollout health');
   });
 });

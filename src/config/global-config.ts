@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { ConfigError } from '../errors.ts';
+import { applyInheritance } from './inheritance.ts';
 import { resolveAt } from './interpolation.ts';
 import { parseOverride } from './overrides.ts';
 import {
@@ -20,6 +21,7 @@ import {
   type ServerInstance,
 } from './server-instances.ts';
 import { type ConfigDict, ConfigSources, type ConfigValue, getAt, isDict, mergeInto, setAt } from './tree.ts';
+import { upstreamRoots } from './upstream-roots.ts';
 import { dumpYaml, keyLinesOf, parseYamlConfig, readYamlConfig } from './yaml-file.ts';
 
 export const DEFAULT_HEAD_SERVER_PORT = 11000;
@@ -174,13 +176,16 @@ export function loadGlobalConfig(options: LoadConfigOptions = {}): GlobalConfig 
   const expanded = [...requested];
   const files: { label: string; dict: ConfigDict }[] = [];
   const referencedBy = new Map<string, string>(requested.map((path) => [path, COMMAND_LINE]));
+  // Then an installed upstream NeMo Gym's folders (asked for only when a path is not ngym's), or those first with prefer_upstream.
+  const upstream = () => upstreamRoots(forPaths, cwd);
+  const configRoots = () => (forPaths.prefer_upstream === true ? [...upstream(), ...searchRoots] : [...searchRoots, ...upstream()]);
   for (let index = 0; index < expanded.length; index++) {
     const path = expanded[index] as string;
-    const found = findFile(path, searchRoots);
+    const found = (forPaths.prefer_upstream === true ? undefined : findFile(path, searchRoots)) ?? findFile(path, configRoots());
     if (found === undefined) {
       throw new ConfigError(
         'NGYM_CONFIG_FILE',
-        `Config file not found: ${path} (listed in config_paths by ${referencedBy.get(path)}). Looked in: ${searchRoots.join(', ')}.`,
+        `Config file not found: ${path} (listed in config_paths by ${referencedBy.get(path)}). Looked in: ${configRoots().join(', ')}.`,
         { key: 'config_paths', source: referencedBy.get(path) },
       );
     }
@@ -207,6 +212,7 @@ export function loadGlobalConfig(options: LoadConfigOptions = {}): GlobalConfig 
   mergeInto(dict, initial, 'the initial config', sources);
   mergeInto(dict, commandLine, COMMAND_LINE, sources);
   if (expanded.length > 0) dict.config_paths = expanded;
+  applyInheritance(dict, sources);
 
   return finishGlobalConfig(dict, sources, searchRoots, warn);
 }

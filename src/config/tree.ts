@@ -64,6 +64,16 @@ export class ConfigSources {
     if (isDict(value)) for (const [key, child] of Object.entries(value)) this.recordTree([...path, key], child, source);
   }
 
+  /** An entry that took the value at `from` (`_inherit_from`): the keys it did not set itself keep their sources. */
+  inherit(from: readonly string[], to: readonly string[]): void {
+    const prefix = pathKey(from);
+    for (const [path, source] of [...this.byPath]) {
+      if (path !== prefix && !path.startsWith(`${prefix}.`)) continue;
+      const target = pathKey([...to, ...(path === prefix ? [] : [path.slice(prefix.length + 1)])]);
+      if (!this.byPath.has(target)) this.byPath.set(target, source);
+    }
+  }
+
   /** The source of the deepest recorded ancestor of `path` (or `path` itself). */
   sourceOf(path: readonly (string | number)[]): string | undefined {
     for (let length = path.length; length > 0; length--) {

@@ -17,7 +17,7 @@
  */
 import { NgymError } from '../errors.ts';
 import { isPythonDict, pythonTruthy } from '../python-compat/python-values.ts';
-import { mean, median, quantile, standardDeviation, studentTQuantile } from './statistics.ts';
+import { mean, median, quantile, standardDeviation, tInterval95 } from './statistics.ts';
 
 type Json = Record<string, unknown>;
 
@@ -42,7 +42,8 @@ const EXCLUDED_SUFFIXES = [
 ];
 const EXCLUDED_NAMES = new Set([TASK, ROLLOUT, '_ng_attempt_index', 'sample_count', 'missing_count', 'num_repeats', 'token_usage_version']);
 
-function isPrimaryMetric(name: string): boolean {
+/** Whether a metric is a point estimate (not a spread, interval, count or index): the ones summarized across repeats and compared. */
+export function isPrimaryMetric(name: string): boolean {
   return (
     !EXCLUDED_NAMES.has(name) &&
     !EXCLUDED_PREFIXES.some((prefix) => name.startsWith(prefix)) &&
@@ -125,10 +126,7 @@ function describe(rollouts: readonly Measured[], columns: readonly string[]): Js
 
 /** mean ± t(0.975, n-1) · standard error, or undefined for one value. */
 function confidenceInterval(center: number, standardError: number, n: number): [number, number] | undefined {
-  if (n <= 1) return undefined;
-  if (standardError === 0) return [center, center];
-  const t = studentTQuantile(0.975, n - 1);
-  return [center - t * standardError, center + t * standardError];
+  return n <= 1 ? undefined : tInterval95(center, standardError, n - 1);
 }
 
 function repeatLevelMetrics(measured: readonly Measured[], columns: readonly string[]): Json[] {

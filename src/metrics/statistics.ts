@@ -1,7 +1,8 @@
 /**
  * Descriptive statistics of small in-memory samples, computed the way pandas and numpy do (so aggregate metrics
- * match upstream's): two-pass sample standard deviation, linear-interpolation quantiles, and the Student t
- * quantile behind scipy's `t.interval`.
+ * match upstream's): two-pass sample standard deviation, linear-interpolation quantiles, the Student t
+ * quantile behind scipy's `t.interval`, and the 95% intervals built on it (of a mean, of paired differences, and
+ * Welch's of two independent means).
  */
 
 export function mean(values: readonly number[]): number {
@@ -103,4 +104,32 @@ export function studentTQuantile(p: number, df: number): number {
     else high = middle;
   }
   return (low + high) / 2;
+}
+
+/** center ± t(0.975, df) · standardError (scipy's `t.interval(0.95, df, center, standardError)`); a zero standard error gives [center, center]. */
+export function tInterval95(center: number, standardError: number, degreesOfFreedom: number): [number, number] {
+  if (standardError === 0) return [center, center];
+  const t = studentTQuantile(0.975, degreesOfFreedom);
+  return [center - t * standardError, center + t * standardError];
+}
+
+/** The mean of paired differences and its 95% t-interval (n - 1 degrees of freedom); undefined below two pairs. */
+export function pairedDifferenceInterval(differences: readonly number[]): { mean: number; low: number; high: number } | undefined {
+  if (differences.length < 2) return undefined;
+  const center = mean(differences);
+  const [low, high] = tInterval95(center, standardDeviation(differences, 1) / Math.sqrt(differences.length), differences.length - 1);
+  return { mean: center, low, high };
+}
+
+/**
+ * Welch's 95% interval for mean(a) - mean(b) of two independent samples (scipy's
+ * `ttest_ind(a, b, equal_var=False).confidence_interval(0.95)`); undefined unless each has two values.
+ */
+export function welchDifferenceInterval(a: readonly number[], b: readonly number[]): [number, number] | undefined {
+  if (a.length < 2 || b.length < 2) return undefined;
+  const varianceA = standardDeviation(a, 1) ** 2 / a.length;
+  const varianceB = standardDeviation(b, 1) ** 2 / b.length;
+  const standardError = Math.sqrt(varianceA + varianceB);
+  const degreesOfFreedom = (varianceA + varianceB) ** 2 / (varianceA ** 2 / (a.length - 1) + varianceB ** 2 / (b.length - 1));
+  return tInterval95(mean(a) - mean(b), standardError, degreesOfFreedom);
 }

@@ -5,6 +5,8 @@
 import { ServerClient } from '../client/server-client.ts';
 import { NgymError } from '../errors.ts';
 import type { ProgressReporter } from './progress.ts';
+import type { HealthCheckOptions } from './rollout-health.ts';
+import type { PromptConfig } from './prompt-config.ts';
 import type { FinishedRollout } from './rollout-outcome.ts';
 import type { RolloutRequest } from './run-attempt.ts';
 import type { StallPolicy } from './stall-watch.ts';
@@ -28,6 +30,11 @@ export interface CollectOptions {
   concurrency?: number | null;
   /** Shallow-merged over each row's `responses_create_params`. */
   responsesCreateParams?: Record<string, unknown>;
+  /**
+   * Builds each row's `responses_create_params.input` from its fields as it is read (`readPromptConfig`); a row
+   * that already has an input, or lacks a field the prompt names, is an invalid input line.
+   */
+  prompt?: PromptConfig;
   /** Write the output in (task, rollout) order. */
   ordered?: boolean;
   /** Continue an interrupted run: skip rollouts already in the output. */
@@ -50,6 +57,8 @@ export interface CollectOptions {
    * failures (class `stalled`) and goes on; `stop` (default) does that and starts nothing new.
    */
   onStall?: StallPolicy;
+  /** Checks the output's rollouts when the run ends (rollout-health.ts), for the summary; false: no check. */
+  healthCheck?: HealthCheckOptions | false;
   /** Messages about the run while it goes on (stalls); default: standard error. */
   warn?: (message: string) => void;
   /**

@@ -7,6 +7,7 @@ import type { ServerClient } from '../client/server-client.ts';
 import type { RolloutMetrics } from '../metrics/rollout-metrics.ts';
 import type { CollectionTally } from './collection-tally.ts';
 import { type OutputPaths, readLinesWithOffsets, sortOutputFile } from './output-files.ts';
+import { verifyResponseOf } from './reward-profiles.ts';
 
 export interface FinishedRun {
   paths: OutputPaths;
@@ -50,9 +51,11 @@ async function requestAggregateMetrics(client: ServerClient, outputPath: string,
       if (bytes.length === 0) continue;
       const row = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
       if ((row.agent_ref as { name?: string } | undefined)?.name !== agent) continue;
-      const { response, responses_create_params: _params, ...rest } = row;
-      rows.push({ ...rest, response: { usage: (response as { usage?: unknown } | undefined)?.usage ?? null } });
+      rows.push(verifyResponseOf(row));
     }
+    // In (task, rollout) order, as upstream's collector sends them: per-repeat metrics (pass@1[avg-of-k]'s spread
+    // across runs) take a task's k-th rollout as run k, and the file holds rollouts in the order they finished.
+    rows.sort((a, b) => Number(a._ng_task_index) - Number(b._ng_task_index) || Number(a._ng_rollout_index) - Number(b._ng_rollout_index));
     const answer = await client.post(agent, '/aggregate_metrics', { verify_responses: rows }, { timeoutMs: 600_000 });
     if (answer.ok) answers[agent] = answer.json();
   }

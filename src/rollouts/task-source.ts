@@ -7,6 +7,7 @@
  */
 import { isDict } from '../config/tree.ts';
 import { JsonlLineError, readJsonl } from './jsonl.ts';
+import { applyPrompt, type PromptConfig, PromptRowError } from './prompt-config.ts';
 
 export interface Task {
   taskIndex: number;
@@ -32,6 +33,8 @@ export interface TaskSourceOptions {
   numRepeats: number;
   /** Shallow-merged over each row's `responses_create_params` (upstream's `+responses_create_params.*`). */
   responsesCreateParams?: Record<string, unknown>;
+  /** Builds each row's `responses_create_params.input` (rows then need no `responses_create_params`). */
+  prompt?: PromptConfig;
   onInvalid: (invalid: InvalidInput) => void;
 }
 
@@ -48,9 +51,9 @@ async function* linesOf(input: TaskSourceOptions['input'], onInvalid: (invalid: 
   }
 }
 
-function rowProblem(value: unknown, agent: string | undefined): string | undefined {
+function rowProblem(value: unknown, agent: string | undefined, prompted: boolean): string | undefined {
   if (!isDict(value)) return 'a row must be a JSON object';
-  if (!isDict(value.responses_create_params)) return 'the row has no responses_create_params object';
+  if (!prompted && !isDict(value.responses_create_params)) return 'the row has no responses_create_params object';
   if (!agent) return 'the row has no agent_ref.name and no +agent_name was given';
   return undefined;
 }
@@ -64,10 +67,20 @@ export async function* readTasks(options: TaskSourceOptions): AsyncGenerator<Tas
     if (options.limit !== null && options.limit !== undefined && rows >= options.limit) break;
     const ref = isDict(value) ? value.agent_ref : undefined;
     const agent = isDict(ref) && typeof ref.name === 'string' && ref.name !== '' ? ref.name : (options.agentName ?? undefined);
-    const problem = rowProblem(value, agent);
+    const problem = rowProblem(value, agent, options.prompt !== undefined);
     if (problem !== undefined) {
       options.onInvalid({ line, reason: problem });
       continue;
+    }
+    let row = value as Record<string, unknown>;
+    if (options.prompt !== undefined) {
+      try {
+        row = applyPrompt(options.prompt, row, text);
+      } catch (error) {
+        if (!(error instanceof PromptRowError)) throw error;
+        options.onInvalid({ line, reason: error.message });
+        continue;
+      }
     }
     rows++;
     if (pending !== undefined && text !== undefined && text === pending.line_text) {
@@ -75,7 +88,6 @@ export async function* readTasks(options: TaskSourceOptions): AsyncGenerator<Tas
       continue;
     }
     if (pending !== undefined) yield pending;
-    const row = value as Record<string, unknown>;
     const stamped = typeof row._ng_task_index === 'number' && Number.isInteger(row._ng_task_index) ? row._ng_task_index : nextIndex;
     nextIndex = Math.max(nextIndex, stamped) + 1;
     const overridden = options.responsesCreateParams !== undefined && Object.keys(options.responsesCreateParams).length > 0;
@@ -85,7 +97,7 @@ export async function* readTasks(options: TaskSourceOptions): AsyncGenerator<Tas
       agent: agent as string,
       row: overridden ? { ...row, responses_create_params: { ...(row.responses_create_params as object), ...options.responsesCreateParams } } : row,
       rollouts: options.numRepeats,
-      text: overridden ? undefined : text,
+      text: overridden || options.prompt !== undefined ? undefined : text,
       line_text: text,
     };
   }

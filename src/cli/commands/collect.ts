@@ -1,12 +1,17 @@
 /** `ngym collect` (alias `ng_collect_rollouts`): run every row of a dataset through its agent and save the rollouts. */
+import { existsSync } from 'node:fs';
 import * as z from 'zod';
 import { ServerClient } from '../../client/server-client.ts';
 import { type GlobalConfig, loadGlobalConfig } from '../../config/global-config.ts';
+import { benchmarkRoots, findUnderRoots } from '../../data/benchmarks.ts';
+import { collectionPrompt } from '../../data/collection-prompt.ts';
 import { describeError } from '../../errors.ts';
 import { type CollectionSummary, collectRollouts, DEFAULT_STALL_TIMEOUT_SECONDS } from '../../rollouts/collect.ts';
 import { QueueSettings } from '../../rollouts/queue/connection.ts';
 import { STALL_POLICIES } from '../../rollouts/stall-watch.ts';
 import { createProgressReporter } from '../../rollouts/progress.ts';
+import { formatHealthReport } from '../../rollouts/rollout-health.ts';
+import { normalizeIgnoredChecks } from '../../rollouts/rollout-health-checks.ts';
 import { type CliCommand, headServerClient, readParameters } from '../command.ts';
 import { readElsewhere } from '../parameters.ts';
 import { queueExecutor } from './collect-queue.ts';
@@ -25,6 +30,11 @@ const Parameters = z.object({
     .default(null)
     .describe('Rollouts in flight at once (null: no cap; with +queue.url, jobs in the queue at once, default 1024).'),
   responses_create_params: z.record(z.string(), z.unknown()).default({}).describe('Overrides merged into each row, e.g. +responses_create_params.temperature=0.7.'),
+  prompt_config: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Prompt YAML (user:, system: templates with {field} placeholders) that builds each row's input; default: the prompt_config of the dataset declared for the input file."),
   ordered: z.boolean().default(false).describe('Write rollouts in (task, rollout) order instead of completion order.'),
   resume: z.boolean().default(false).describe('Continue an interrupted run: skip rollouts already in the output.'),
   overwrite: z.boolean().default(false).describe('Replace an existing output file (and its failures and metrics).'),
@@ -45,6 +55,12 @@ const Parameters = z.object({
     .nullable()
     .default(DEFAULT_STALL_TIMEOUT_SECONDS)
     .describe('Report an agent none of whose rollouts finished for this long (null: never).'),
+  disable_health_check: z.boolean().default(false).describe('Skip the rollout health checks of the output when the run ends.'),
+  health_check_ignored_checks: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('Health check ids to leave out (comma-separated); see `gym eval health-check`.'),
+  health_check_reward_range: z.tuple([z.number(), z.number()]).optional().describe('Inclusive [low, high] a reward must lie in (default [0, 1]).'),
   on_stall: z
     .enum(STALL_POLICIES)
     .default('stop')
@@ -75,6 +91,7 @@ function reportSummary(summary: CollectionSummary, write: (text: string) => void
   if (summary.paths !== undefined) {
     write(`Rollouts: ${summary.paths.output} (${summary.completed} new, ${summary.skipped} from an earlier run)\nMetrics: ${summary.paths.metrics}\n`);
   }
+  if (summary.health !== undefined) write(`${[...formatHealthReport(summary.health, 10), `  details: gym eval health-check ${summary.paths?.output}`].join('\n')}\n`);
   let code = 0;
   if (summary.invalidInputs.length > 0) {
     write(`\n${summary.invalidInputs.length} input lines were skipped:\n`);
@@ -123,8 +140,17 @@ Failed rollouts (unreachable server, timeout, 5xx, judge failure) are retried wi
 repeats, per agent) are printed and written to <output stem>_metrics.json. The command exits 1 when any
 rollout is missing from the output; +resume=true then completes the run, exactly once per rollout.
 
-Invalid input lines (malformed JSON, no responses_create_params, unknown agent) are reported with their
-line numbers and skipped; the command then exits 1.
+A prompt config (+prompt_config=<yaml>, or the prompt_config of the dataset declared for the input file)
+builds each row's responses_create_params.input from its fields as the row is read, so raw rows need no
+rendering and a prompt sweep needs no new data files.
+
+When the run ends the output's rollouts are health-checked (hollow turns, zero-token, runaway or truncated
+generations, failed model calls, rewards outside [0, 1] or +health_check_reward_range) and the summary is
+printed; \`gym eval health-check\` gives the details. +disable_health_check=true skips it.
+
+Invalid input lines (malformed JSON, no responses_create_params, unknown agent, a field the prompt config
+names but the row lacks, an input the prompt config would replace) are reported with their line numbers and
+skipped; the command then exits 1.
 
 Example:
   ngym collect +agent_name=example_single_tool_call_simple_agent \\
@@ -137,10 +163,15 @@ Example:
     const parameters = readParameters(globalConfig, Parameters);
     const queue = parameters.queue === undefined ? undefined : queueExecutor(parameters.queue, parameters, (text) => process.stderr.write(text));
     const client = await connectToGym(globalConfig, queue !== undefined);
+    const roots = () => benchmarkRoots(globalConfig.dict);
+    // As upstream, a relative input missing here is looked for in the other roots (a benchmark's prepared data).
+    const input = existsSync(parameters.input_jsonl_fpath) ? parameters.input_jsonl_fpath : (findUnderRoots(parameters.input_jsonl_fpath, roots()) ?? parameters.input_jsonl_fpath);
+    const prompt = collectionPrompt({ explicit: parameters.prompt_config, inputPath: input, gymConfig: client?.config, roots });
+    if (prompt !== undefined) process.stdout.write(`Using prompt config: ${prompt.prompt.path} (${prompt.origin})\n`);
     const collection = collectRollouts({
       client,
       executor: queue?.executor,
-      input: parameters.input_jsonl_fpath,
+      input,
       outputPath: parameters.output_jsonl_fpath,
       agentName: parameters.agent_name,
       limit: parameters.limit,
@@ -148,6 +179,7 @@ Example:
       numRepeats: parameters.num_repeats ?? undefined,
       concurrency: parameters.num_samples_in_parallel ?? (queue === undefined ? null : DEFAULT_QUEUE_IN_FLIGHT),
       responsesCreateParams: parameters.responses_create_params,
+      prompt: prompt?.prompt,
       ordered: parameters.ordered,
       resume: parameters.resume,
       overwrite: parameters.overwrite,
@@ -158,6 +190,7 @@ Example:
       progress: createProgressReporter('Collecting rollouts'),
       stallTimeoutMs: parameters.stall_timeout_seconds === null ? null : parameters.stall_timeout_seconds * 1000,
       onStall: parameters.on_stall,
+      healthCheck: parameters.disable_health_check ? false : { ignoredChecks: normalizeIgnoredChecks(parameters.health_check_ignored_checks), rewardRange: parameters.health_check_reward_range },
     });
     // First Ctrl-C: start nothing new and let in-flight rollouts finish; a second one exits at once.
     const interrupt = () => {

@@ -10,6 +10,7 @@ import { type ConfigDict, isDict } from '../../config/tree.ts';
 import { readYamlConfig } from '../../config/yaml-file.ts';
 import { NgymError } from '../../errors.ts';
 import { didYouMean } from '../../util/did-you-mean.ts';
+import { printBenchmarks } from './benchmark-catalog.ts';
 
 export const COMPONENT_TYPES = ['benchmarks', 'environments', 'agents', 'models', 'resources-servers'] as const;
 export type ComponentType = (typeof COMPONENT_TYPES)[number];
@@ -61,8 +62,7 @@ function describe(configFile: string, cwd: string): Pick<Component, 'description
   return { description: first('description') ?? '', domain: first('domain'), datasets };
 }
 
-function componentsIn(root: string, type: ComponentType, cwd: string): Component[] {
-  if (type === 'benchmarks') return [];
+function componentsIn(root: string, type: Exclude<ComponentType, 'benchmarks'>, cwd: string): Component[] {
   const folder = type === 'environments' ? 'environments' : FOLDERS[type];
   const directory = join(root, folder);
   if (!existsSync(directory)) return [];
@@ -83,7 +83,7 @@ function componentsIn(root: string, type: ComponentType, cwd: string): Component
 }
 
 /** Every component of a type; a name in the working directory hides the same name in the package. */
-function listComponents(type: ComponentType, cwd = process.cwd()): Component[] {
+function listComponents(type: Exclude<ComponentType, 'benchmarks'>, cwd = process.cwd()): Component[] {
   const seen = new Map<string, Component>();
   for (const root of defaultSearchRoots(cwd)) for (const component of componentsIn(root, type, cwd)) if (!seen.has(component.name)) seen.set(component.name, component);
   return [...seen.values()];
@@ -119,10 +119,13 @@ export interface CatalogRequest {
   query?: string;
   domain?: string;
   json: boolean;
+  /** `--search-dir` folders (benchmarks are looked for there first). */
+  searchDirs?: string[];
 }
 
 /** Prints a listing, one component, or the matches of a query; resolves to the exit code. */
 export function printCatalog(request: CatalogRequest, write: (text: string) => void = (text) => process.stdout.write(text), cwd = process.cwd()): number {
+  if (request.type === 'benchmarks') return printBenchmarks(request, write, cwd);
   const all = listComponents(request.type, cwd);
   if (request.name !== undefined) {
     const component = all.find((candidate) => candidate.name === request.name);
@@ -137,8 +140,7 @@ export function printCatalog(request: CatalogRequest, write: (text: string) => v
   if (request.json) {
     write(`${JSON.stringify(shown.map((component) => serialize(component, cwd)), null, 2)}\n`);
   } else if (shown.length === 0) {
-    if (request.type === 'benchmarks') write('ngym ships no benchmarks; its environments are listed by `gym list environments`.\n');
-    else write(request.query === undefined ? `No ${request.type} found.\n` : `No ${request.type} match '${request.query}'.\n`);
+    write(request.query === undefined ? `No ${request.type} found.\n` : `No ${request.type} match '${request.query}'.\n`);
   } else {
     printTable(shown, write);
   }

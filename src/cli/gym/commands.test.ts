@@ -1,7 +1,7 @@
 /**
  * The `gym` leaves that need no running gym, run in process: dataset download (against a local stand-in of the
- * Hugging Face hub), render and collate; env resolve, validate, prefetch, packages and init; eval prepare,
- * aggregate and profile; dev test.
+ * Hugging Face hub), render and collate; env resolve, validate, prefetch, packages and init; eval prepare's
+ * errors, aggregate and profile; dev test.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -113,7 +113,8 @@ describe('gym env (no servers started)', () => {
     expect(await mainGym(['env', 'validate', 'mcqa', ...MODEL]), err).toBe(0);
     expect(out).toContain('All 4 servers valid.');
     expect(await mainGym(['env', 'prefetch', '--environment', 'mcqa', '--model-type', 'openai_model', '+policy_base_url=http://127.0.0.1:1/v1', '+policy_api_key=k', '+policy_model_name=m']), err).toBe(0);
-    expect(out).toContain('nothing to install');
+    expect(out).toContain('Prefetch complete.');
+    expect(out).toMatch(/mcqa\s+resources_servers\/mcqa\s+TypeScript\s+nothing to build/);
     expect(await mainGym(['env', 'validate', '--environment', 'mcqa', ...MODEL, '+mcqa.resources_servers.mcqa.grading_mod=x'])).toBe(1);
     expect(err).toContain('mcqa.resources_servers.mcqa.grading_mod');
     expect(await mainGym(['env', 'validate', '--environment', 'mcqq'])).toBe(1);
@@ -144,11 +145,11 @@ describe('gym env (no servers started)', () => {
 });
 
 describe('gym eval (offline)', () => {
-  it('prepare runs prepare-data on the given config, and refuses benchmarks', async () => {
-    const output = dir();
-    expect(await mainGym(['eval', 'prepare', '--config', 'resources_servers/mcqa/configs/mcqa.yaml', '--config', 'responses_api_models/openai_model/configs/openai_model.yaml', `+output_dirpath=${output}`, '+mode=example_validation']), err).toBe(0);
-    expect(readJsonlRows(join(output, 'example.jsonl'))).toHaveLength(5);
-    expect(await mainGym(['eval', 'prepare', '--benchmark', 'aime24'])).toBe(1);
+  it('prepare needs a benchmark or a config declaring one (benchmark.test.ts prepares them)', async () => {
+    expect(await mainGym(['eval', 'prepare'])).toBe(1);
+    expect(err).toContain('gym eval prepare needs a benchmark');
+    expect(await mainGym(['eval', 'prepare', '--config', 'resources_servers/mcqa/configs/mcqa.yaml'])).toBe(1);
+    expect(err).toContain('No preparable dataset in the config');
   });
 
   it('aggregate merges shards in (task, rollout) order and writes metrics and reward profiles', async () => {

@@ -1,6 +1,7 @@
 /**
  * The `gym eval` commands ngym builds itself:
- *   aggregate  merge rollout shards (in (task, rollout) order) and compute their metrics, as `ngym collect` does;
+ *   aggregate  merge rollout shards (in (task, rollout) order), compute their metrics and health-check them, as
+ *              `ngym collect` does;
  *   reverify   re-score recorded rollouts through a running gym's resources servers: each rollout's session is
  *              seeded, its tool calls replayed (so a stateful environment reaches the same state) and /verify
  *              asked again; rollouts that cannot be re-scored are listed as failures, never scored 0;
@@ -16,7 +17,8 @@ import { isDict } from '../../config/tree.ts';
 import { NgymError } from '../../errors.ts';
 import { readJsonl } from '../../rollouts/jsonl.ts';
 import { JsonlAppender, outputPathsFor } from '../../rollouts/output-files.ts';
-import { computeAggregateMetrics } from '../../metrics/reward-profile.ts';
+import { rewardProfiles } from '../../rollouts/reward-profiles.ts';
+import { checkRolloutsHealth, formatHealthReport } from '../../rollouts/rollout-health.ts';
 import { computeMetrics } from '../../metrics/rollout-metrics.ts';
 import { headServerClient, readParameters } from '../command.ts';
 
@@ -53,17 +55,6 @@ function expandGlob(pattern: string, cwd = process.cwd()): string[] {
 const taskOrder = (a: Row, b: Row) => Number(a._ng_task_index ?? 0) - Number(b._ng_task_index ?? 0) || Number(a._ng_rollout_index ?? 0) - Number(b._ng_rollout_index ?? 0);
 const agentOf = (row: Row) => (isDict(row.agent_ref) && typeof row.agent_ref.name === 'string' ? row.agent_ref.name : undefined);
 
-/** Per agent, upstream's reward profile of the rollouts (their verify responses, without the trajectory). */
-function rewardProfiles(rows: Row[]): Record<string, unknown> {
-  const byAgent = new Map<string, Row[]>();
-  for (const row of rows) {
-    const { response, responses_create_params: _params, ...rest } = row;
-    const agent = agentOf(row) ?? 'rollouts';
-    byAgent.set(agent, [...(byAgent.get(agent) ?? []), { ...rest, response: { usage: isDict(response) ? (response.usage ?? null) : null } }]);
-  }
-  return Object.fromEntries([...byAgent].map(([agent, verifyResponses]) => [agent, computeAggregateMetrics(verifyResponses)]));
-}
-
 function metricsOf(rows: Row[]): ReturnType<typeof computeMetrics> {
   const repeats = new Map<unknown, number>();
   for (const row of rows) repeats.set(row._ng_task_index, (repeats.get(row._ng_task_index) ?? 0) + 1);
@@ -72,7 +63,13 @@ function metricsOf(rows: Row[]): ReturnType<typeof computeMetrics> {
 
 const formatMetrics = (metrics: Record<string, number>) => Object.entries(metrics).map(([key, value]) => `${key}=${Number(value.toFixed(4))}`).join(' ');
 
-const AggregateParameters = z.object({ input_glob: z.string().min(1), output_jsonl_fpath: z.string().min(1), merge_shards: z.boolean().default(true) });
+const AggregateParameters = z.object({
+  input_glob: z.string().min(1),
+  output_jsonl_fpath: z.string().min(1),
+  merge_shards: z.boolean().default(true),
+  disable_health_check: z.boolean().default(false),
+  health_check_ignored_checks: z.union([z.string(), z.array(z.string())]).optional(),
+});
 
 export async function aggregateRollouts(args: string[]): Promise<number> {
   const parameters = readParameters(loadGlobalConfig({ overrides: args }), AggregateParameters);
@@ -88,6 +85,9 @@ export async function aggregateRollouts(args: string[]): Promise<number> {
   writeFileSync(aggregatePath, `${JSON.stringify(rewardProfiles(rows), null, 2)}\n`);
   write(`${metrics.rollouts} rollouts over ${metrics.tasks} tasks: ${formatMetrics(metrics.metrics)}\n`);
   write(`${parameters.merge_shards ? `Rollouts: ${paths.output}\n` : ''}Metrics: ${paths.metrics}\nAggregate metrics: ${aggregatePath}\n`);
+  if (parameters.merge_shards && !parameters.disable_health_check) {
+    write(`${formatHealthReport(await checkRolloutsHealth(paths.output, { ignoredChecks: parameters.health_check_ignored_checks })).join('\n')}\n`);
+  }
   return 0;
 }
 

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultSearchRoots } from '../../config/server-instances.ts';
+import { upstreamRoots } from '../../config/upstream-roots.ts';
 import { NgymError } from '../../errors.ts';
 import { didYouMean } from '../../util/did-you-mean.ts';
 
@@ -37,10 +38,10 @@ export function ownFlag(flags: string, description: string, choices?: readonly s
   return { flags, description, choices };
 }
 
-/** The option key commander stores a flag under: `--model-url <u>` is `modelUrl`. */
+/** The option key commander stores a flag under: `--model-url <u>` is `modelUrl`, `--no-health-check` is `healthCheck` (false when given). */
 function optionKey(flags: string): string {
   const long = /--([a-z0-9-]+)/.exec(flags)?.[1] ?? '';
-  return long.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+  return long.replace(/^no-/, '').replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
 /** Every override the given options stand for. */
@@ -78,11 +79,15 @@ export function assetConfigPath(kind: AssetKind, value: string, cwd = process.cw
   const { parent, configs, defaultFlavor } = ASSETS[kind];
   const [name = '', flavor] = value.split('/', 2);
   const relative = join(parent, name, configs, `${flavor ?? defaultFlavor ?? name}.yaml`);
-  const roots = defaultSearchRoots(cwd);
+  const own = defaultSearchRoots(cwd);
+  for (const root of own) if (existsSync(join(root, relative))) return join(root, relative);
+  // Then an installed upstream NeMo Gym's (src/config/upstream-roots.ts): its environments run Python-hosted.
+  const roots = [...own, ...upstreamRoots({}, cwd)];
   for (const root of roots) if (existsSync(join(root, relative))) return join(root, relative);
   const names = roots.flatMap((root) => (existsSync(join(root, parent)) ? readdirSync(join(root, parent)) : []));
   const hint = didYouMean(name, names);
-  throw new NgymError('NGYM_USAGE', `--${kind} ${value}: no config ${relative} in ${roots.join(' or ')}${hint}.`);
+  const upstreamHint = roots.length > own.length ? '' : ' (no upstream NeMo Gym found either: install nemo-gym in ./.venv or the python3 on PATH, or set +python_server_roots=[<folder holding nemo_gym>])';
+  throw new NgymError('NGYM_USAGE', `--${kind} ${value}: no config ${relative} in ${roots.join(' or ')}${hint}${upstreamHint}.`);
 }
 
 function assetFlag(kind: AssetKind, repeatable: boolean): FlagSpec {
@@ -116,11 +121,27 @@ export const RESOURCES_SERVER_FOLDER: FlagSpec = {
   toOverrides: (value: string) => [`+entrypoint=resources_servers/${value}`],
 };
 export const JSON_OUTPUT = boolFlag('--json', 'json', 'Output as machine-readable JSON.');
-export const SEARCH_DIR = ownFlag('--search-dir <path>', 'Also look for components here (ngym: the working directory and the ngym package are searched).');
+/** The rollout health check after collecting or aggregating (`gym eval health-check` runs it alone). */
+export const HEALTH_CHECK_FLAGS: FlagSpec[] = [
+  { flags: '--no-health-check', description: 'Skip the rollout health checks of the output.', toOverrides: (value: boolean) => (value === false ? ['+disable_health_check=true'] : []) },
+  ownFlag('--health-check-workers <n>', 'Accepted (ngym checks in one streaming pass).'),
+  valueFlag('--health-check-ignore <checks>', 'health_check_ignored_checks', 'Comma-separated health check ids to leave out.'),
+];
+export const SEARCH_DIR: FlagSpec = {
+  flags: '--search-dir <path>',
+  description: 'Also look for components here, first; repeatable (ngym: benchmarks; the working directory and the ngym package are always searched).',
+  repeatable: true,
+};
+/** `--benchmark NAME`: read by the commands that load benchmarks (src/cli/gym/benchmark.ts), which need the other flags to find it. */
+export const BENCHMARK: FlagSpec = {
+  flags: '--benchmark <name>',
+  description: 'Load the named benchmark config (benchmarks/<name>/config.yaml of an installed NeMo Gym; `gym list benchmarks`). Repeatable.',
+  repeatable: true,
+};
 /** The flags that compose a gym (env start, env prefetch, env validate, eval run). */
 export const SERVER_SELECTION: FlagSpec[] = [
   CONFIG,
-  ownFlag('--benchmark <name>', 'Load the named benchmark config (ngym ships no benchmarks).'),
+  BENCHMARK,
   ENVIRONMENT,
   RESOURCES_SERVER_CONFIG,
   MODEL_TYPE,

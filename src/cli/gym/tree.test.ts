@@ -88,7 +88,6 @@ describe('commands that need NVIDIA services answer with a clear error', () => {
     [['dataset', 'download', '--storage', 'gitlab', '--name', 'x'], 'GitLab'],
     [['env', 'publish', 'mcqa'], 'no catalog to publish to'],
     [['eval', 'submit', '-c', 'job.yaml'], 'cluster scheduler'],
-    [['env', 'start', '--benchmark', 'aime24'], 'ships no benchmarks'],
   ])('gym %j', async (args, message) => {
     expect(await mainGym(args)).toBe(1);
     expect(err).toContain(message);
@@ -110,13 +109,11 @@ describe('gym list and gym search', () => {
     expect(err).toContain("No resources-server named 'mcqq' (did you mean `mcqa`?)");
   });
 
-  it('lists agents, models and (no) benchmarks, and filters by domain', async () => {
+  it('lists agents and models, and filters by domain (benchmarks: benchmark.test.ts)', async () => {
     expect(await mainGym(['list', 'agents'])).toBe(0);
     expect(out).toMatch(/^simple_agent\b/m);
     expect(await mainGym(['list', 'models'])).toBe(0);
     expect(out).toMatch(/^replay_model\b/m);
-    expect(await mainGym(['list', 'benchmarks'])).toBe(0);
-    expect(out).toContain('ngym ships no benchmarks');
     out = '';
     expect(await mainGym(['list', 'environments', '--domain', 'math', '--json'])).toBe(0);
     expect((JSON.parse(out) as { domain: string }[]).every((entry) => entry.domain === 'math')).toBe(true);

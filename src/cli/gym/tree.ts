@@ -13,10 +13,12 @@ import { downloadDataset, renderDataset } from './dataset.ts';
 import { serverPackages, serverStatus, testEnvironment, validateServers } from './environment.ts';
 import { aggregateRollouts, profileRollouts, reverifyRollouts } from './evaluation.ts';
 import {
+  BENCHMARK,
   boolFlag,
   CONFIG,
   ENVIRONMENT,
   type FlagSpec,
+  HEALTH_CHECK_FLAGS,
   JSON_OUTPUT,
   mergeConfigPaths,
   MODEL_FLAGS,
@@ -81,12 +83,19 @@ function unavailable(why: string) {
 const GITLAB = "needs NVIDIA's internal GitLab dataset registry, which ngym does not use; datasets live on the Hugging Face Hub (`gym dataset download --repo-id ...`).";
 
 function noBenchmarks(options: Record<string, unknown>): void {
-  if (options.benchmark !== undefined) throw new NgymError('NGYM_USAGE', `--benchmark ${String(options.benchmark)}: ngym ships no benchmarks; use --environment or --config.`);
+  if (options.benchmark !== undefined) throw new NgymError('NGYM_USAGE', `--benchmark ${String(options.benchmark)}: this command does not load benchmarks in ngym; gym env start, env validate, eval prepare and eval run do.`);
+}
+
+/** The overrides with the `--benchmark` configs added (src/cli/gym/benchmark.ts, loaded only when one is named). */
+async function withBenchmarks(invocation: Invocation): Promise<string[]> {
+  if (invocation.options.benchmark === undefined) return invocation.overrides;
+  const { benchmarkSelection, withBenchmarkConfigs } = await import('./benchmark.ts');
+  return withBenchmarkConfigs(invocation.overrides, benchmarkSelection(invocation.options));
 }
 
 /** Catalog facets of upstream's manifests that ngym's environments do not record. */
 const CATALOG_FACETS = [
-  ownFlag('--kind <kind>', 'Workload kind (ngym has environments only).', ['environment', 'benchmark']),
+  ownFlag('--kind <kind>', 'Workload kind: benchmark lists the benchmarks (as gym list benchmarks).', ['environment', 'benchmark']),
   ownFlag('--modality <modality>', 'Not recorded by ngym.'),
   ownFlag('--licensing <licensing>', 'Not recorded by ngym.'),
   ownFlag('--status <status>', 'Not recorded by ngym.', ['experimental', 'no-manifest']),
@@ -100,12 +109,12 @@ function listLeaf(type: ComponentType): Leaf {
     summary: environments ? 'List or inspect the environment and benchmark catalog.' : `List or inspect available ${type}.`,
     positionals: '[name]',
     flags: [...(environments ? [ownFlag('--domain <domain>', 'Only environments of this domain (math, agent, coding, ...).'), ...CATALOG_FACETS] : []), JSON_OUTPUT, SEARCH_DIR],
-    ngym: type === 'benchmarks' ? 'new: says ngym ships no benchmarks' : `new: the ${type} in the working directory and the ngym package`,
+    ngym: type === 'benchmarks' ? "new: upstream's benchmark configs of an installed NeMo Gym (manifest metadata, agent, repeats, prompt, whether prepared)" : `new: the ${type} in the working directory and the ngym package`,
     run: async ({ words, options }) => {
       const facet = ['modality', 'licensing', 'status', 'lifecycle'].find((key) => options[key] !== undefined);
       if (facet !== undefined) throw new NgymError('NGYM_USAGE', `--${facet}: ngym's environments do not record it; filter with --domain or \`gym search\`.`);
       const kind = options.kind === 'benchmark' ? 'benchmarks' : type;
-      return printCatalog({ type: kind, name: words[0], json: options.json === true, domain: options.domain as string | undefined });
+      return printCatalog({ type: kind, name: words[0], json: options.json === true, domain: options.domain as string | undefined, searchDirs: options.searchDir as string[] | undefined });
     },
   };
 }
@@ -180,7 +189,7 @@ const LEAVES: Leaf[] = [
     flags: [
       RESOURCES_SERVER_FOLDER,
       ownFlag('--environment <name>', 'Environment name (ngym scaffolds resources servers; use --resources-server).'),
-      ownFlag('--benchmark <name>', 'Benchmark name (ngym ships no benchmarks).'),
+      ownFlag('--benchmark <name>', 'Not supported by ngym (it scaffolds resources servers).'),
       ownFlag('--profile <profile>', 'Scaffold profile; ngym has custom-gym-verifier only.', ['custom-gym-verifier', 'custom-gym-agent-loop', 'external-agent-loop', 'external-rollout-driver']),
       ownFlag('--reuse-verifier <name>', 'Not supported by ngym.'),
       ownFlag('--reward-range <range>', 'Not supported by ngym.'),
@@ -202,12 +211,14 @@ const LEAVES: Leaf[] = [
     path: 'env validate',
     summary: 'Validate a manifest-backed workload or config without starting services.',
     positionals: '[name]',
-    flags: [...SERVER_SELECTION, ...MODEL_FLAGS, JSON_OUTPUT, ownFlag('--kind <kind>', 'environment (ngym has no benchmarks).', ['environment', 'benchmark']), ownFlag('--manifest <path>', 'Not used by ngym.'), ownFlag('--sync', 'Not used by ngym.'), ownFlag('--strict', 'Accepted (ngym always validates strictly).')],
+    flags: [...SERVER_SELECTION, ...MODEL_FLAGS, JSON_OUTPUT, ownFlag('--kind <kind>', 'What NAME is: an environment (default) or a benchmark.', ['environment', 'benchmark']), ownFlag('--manifest <path>', 'Not used by ngym.'), ownFlag('--sync', 'Not used by ngym.'), ownFlag('--strict', 'Accepted (ngym always validates strictly).')],
     ngym: 'new: composes the config and checks every server, as `ngym run` does before starting',
-    run: async ({ words, overrides, options }) => {
-      noBenchmarks(options);
-      const named = words[0] === undefined ? [] : overridesOf([ENVIRONMENT], { environment: [words[0]] });
-      return validateServers(mergeConfigPaths([...named, ...overrides]));
+    run: async (invocation) => {
+      const { words, options } = invocation;
+      const asBenchmark = options.kind === 'benchmark' && words[0] !== undefined;
+      const named = words[0] === undefined || asBenchmark ? [] : overridesOf([ENVIRONMENT], { environment: [words[0]] });
+      const selected = asBenchmark ? { ...invocation, options: { ...options, benchmark: [words[0]] } } : invocation;
+      return validateServers(mergeConfigPaths([...named, ...(await withBenchmarks(selected))]));
     },
   },
   {
@@ -221,7 +232,7 @@ const LEAVES: Leaf[] = [
     path: 'env test',
     summary: 'Test a manifest-backed workload or resources server.',
     positionals: '[name]',
-    flags: [ownFlag('--kind <kind>', 'environment (ngym has no benchmarks).', ['environment', 'benchmark']), ownFlag('--update-expected', 'Not supported by ngym.'), JSON_OUTPUT, RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--all', 'Test every server folder (ngym test-all).')],
+    flags: [ownFlag('--kind <kind>', 'environment (a benchmark runs on its environment\'s servers: test those).', ['environment', 'benchmark']), ownFlag('--update-expected', 'Not supported by ngym.'), JSON_OUTPUT, RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--all', 'Test every server folder (ngym test-all).')],
     ngym: `${ngymCommand('test')}; with \`--all\` \`ngym test-all\`; with an environment name, \`ngym test\` of its resources servers`,
     run: async ({ words, overrides, options }) => {
       if (options.all === true) return runNgym('test-all', overrides);
@@ -235,19 +246,16 @@ const LEAVES: Leaf[] = [
     summary: 'Start the servers.',
     flags: [...SERVER_SELECTION, ...MODEL_FLAGS],
     ngym: ngymCommand('run'),
-    run: async (invocation) => {
-      noBenchmarks(invocation.options);
-      return runNgym('run', invocation.overrides);
-    },
+    run: async (invocation) => runNgym('run', await withBenchmarks(invocation)),
   },
   {
     path: 'env prefetch',
     summary: 'Pre-warm per-server venvs without starting servers.',
     flags: SERVER_SELECTION,
-    ngym: 'new: loads and checks every server (nothing to install: servers share ngym\'s node_modules)',
+    ngym: ngymCommand('prefetch'),
     run: async ({ overrides, options }) => {
       noBenchmarks(options);
-      return validateServers(overrides, 'loaded (nothing to install: ngym servers share its node_modules)');
+      return runNgym('prefetch', overrides);
     },
   },
   { path: 'env status', summary: 'Print the server status.', flags: [JSON_OUTPUT], ngym: 'new: asks the head server for the servers, then each server', run: async ({ overrides }) => serverStatus(overrides) },
@@ -255,11 +263,11 @@ const LEAVES: Leaf[] = [
   {
     path: 'eval prepare',
     summary: 'Prepare benchmark data and dump it to disk.',
-    flags: [CONFIG, ownFlag('--benchmark <name>', 'Benchmark (ngym ships none).'), SEARCH_DIR],
-    ngym: ngymCommand('prepare-data'),
-    run: async (invocation) => {
-      noBenchmarks(invocation.options);
-      return runNgym('prepare-data', invocation.overrides);
+    flags: [CONFIG, BENCHMARK, SEARCH_DIR],
+    ngym: "new: runs each benchmark's prepare.py (upstream's, from an installed NeMo Gym) with nemo-gym's Python; its output goes to a log beside the data",
+    run: async ({ overrides, options }) => {
+      const { benchmarkSelection, prepareCommand } = await import('./benchmark.ts');
+      return prepareCommand(overrides, benchmarkSelection(options));
     },
   },
   {
@@ -275,29 +283,35 @@ const LEAVES: Leaf[] = [
       valueFlag('--limit <n>', 'limit', 'Only the first N rows.'),
       valueFlag('--num-repeats <n>', 'num_repeats', 'Rollouts per row.'),
       ownFlag('--interleave-repeats', 'Accepted (ngym schedules repeats itself).'),
-      ownFlag('--prompt-config <path>', 'Not supported: render the data first (gym dataset render).'),
+      valueFlag('--prompt-config <path>', 'prompt_config', "Prompt YAML that builds each row's input as it is read (default: the benchmark's or dataset's prompt_config)."),
       valueFlag('--concurrency <n>', 'num_samples_in_parallel', 'Rollouts in flight at once.'),
-      ownFlag('--split <split>', 'Not supported: pass --input.'),
+      valueFlag('--split <split>', 'split', 'benchmark (the split --benchmark runs; other data: pass --input).', ['train', 'validation', 'benchmark']),
       ...MODEL_FLAGS,
       valueFlag('--temperature <t>', 'responses_create_params.temperature', 'Sampling temperature.'),
       valueFlag('--top-p <p>', 'responses_create_params.top_p', 'Nucleus sampling.'),
       valueFlag('--max-output-tokens <n>', 'responses_create_params.max_output_tokens', 'Output token limit.'),
       ownFlag('--disable-aggregation', 'Accepted (metrics are always written).'),
-      ownFlag('--no-health-check', 'Accepted (ngym checks rollouts as it collects).'),
-      ownFlag('--health-check-workers <n>', 'Accepted, unused.'),
-      ownFlag('--health-check-ignore <checks>', 'Accepted, unused.'),
+      ...HEALTH_CHECK_FLAGS,
     ],
-    ngym: `\`ngym run\`, then ${ngymCommand('collect')}; with \`--no-serve\` only \`ngym collect\``,
+    ngym: `\`ngym run\`, then ${ngymCommand('collect')}; with \`--no-serve\` only \`ngym collect\`; with \`--benchmark\`, of the benchmark's prepared data, agent, prompt and repeats`,
     run: async ({ overrides, options }) => {
-      noBenchmarks(options);
-      if (options.promptConfig !== undefined || options.split !== undefined) throw new NgymError('NGYM_USAGE', 'gym eval run in ngym takes --input <jsonl> (render prompts first with `gym dataset render`).');
-      return options.serve === false ? runNgym('collect', overrides) : (await import('./evaluation-run.ts')).runEvaluation(overrides);
+      const { runEvaluation } = await import('./evaluation-run.ts');
+      if (options.benchmark === undefined) {
+        if (options.split !== undefined) throw new NgymError('NGYM_USAGE', `--split ${String(options.split)}: ngym runs the split of a benchmark (--benchmark <name>), or your data with --input <jsonl>.`);
+        return options.serve === false ? runNgym('collect', overrides) : runEvaluation(overrides);
+      }
+      const { benchmarkRun, benchmarkSelection } = await import('./benchmark.ts');
+      const run = benchmarkRun(overrides, benchmarkSelection(options));
+      if (options.serve !== false) return runEvaluation(run.overrides, run.collections);
+      let code = 0;
+      for (const collection of run.collections) code = Math.max(code, await runNgym('collect', [...run.collectOnly, ...collection]));
+      return code;
     },
   },
   {
     path: 'eval aggregate',
     summary: 'Aggregate sharded rollout results.',
-    flags: [CONFIG, valueFlag('-i, --input-glob <glob>', 'input_glob', 'Rollout shards, e.g. "results/rollouts-*.jsonl".'), valueFlag('-o, --output <path>', 'output_jsonl_fpath', 'Merged rollouts JSONL.'), ownFlag('--no-health-check', 'Accepted.'), ownFlag('--health-check-workers <n>', 'Accepted, unused.'), ownFlag('--health-check-ignore <checks>', 'Accepted, unused.')],
+    flags: [CONFIG, valueFlag('-i, --input-glob <glob>', 'input_glob', 'Rollout shards, e.g. "results/rollouts-*.jsonl".'), valueFlag('-o, --output <path>', 'output_jsonl_fpath', 'Merged rollouts JSONL.'), ...HEALTH_CHECK_FLAGS],
     ngym: 'new: merges shards in task order, writes `ngym collect`\'s metrics and reward profiles',
     run: async ({ overrides }) => aggregateRollouts(overrides),
   },
@@ -343,19 +357,37 @@ const LEAVES: Leaf[] = [
     ngym: 'not available: answers with an error saying why',
     run: unavailable("gym eval submit sends jobs to NVIDIA's cluster scheduler; ngym runs evaluations locally (`gym eval run`) or on your machines with `ngym worker` processes (docs/distributed.md)."),
   },
-  { path: 'eval health-check', summary: 'Verify rollout quality for an existing run directory.', positionals: '<run_dir>', flags: [ownFlag('--rollouts-file <path>', 'Rollouts file.'), ownFlag('--workers <n>', 'Workers.'), ownFlag('--ignore-checks, --ignore <checks>', 'Checks to skip.'), JSON_OUTPUT], ngym: 'not available: answers with an error saying why', run: unavailable('gym eval health-check is not in ngym; `ngym view +jsonl_fpath=...` shows a run, and collect records every failure in <output>_failures.jsonl.') },
+  {
+    path: 'eval health-check',
+    summary: 'Verify rollout quality for an existing run directory.',
+    positionals: '<run_dir>',
+    flags: [
+      ownFlag('--rollouts-file <path>', 'Rollouts JSONL, under RUN_DIR unless absolute (default rollouts.jsonl). ngym also takes the rollouts file itself as RUN_DIR.'),
+      ownFlag('--workers <n>', 'Accepted (ngym checks in one streaming pass).'),
+      ownFlag('--ignore-checks, --ignore <checks>', 'Comma-separated check ids to leave out.'),
+      JSON_OUTPUT,
+    ],
+    ngym: 'new: checks each rollout\'s response and reward (hollow turns, zero-token, runaway and truncated generations, failed calls, rewards out of range, ...), writes upstream\'s reports, exits 1 on unhealthy rollouts',
+    run: async ({ words, overrides, options }) => (await import('./evaluation-checks.ts')).healthCheck(words, overrides, options),
+  },
   { path: 'eval export', summary: 'Export supported Gym trajectories as ATIF.', flags: [ownFlag('--format <format>', 'atif.'), ownFlag('--rollouts <path>', 'Rollouts.'), ownFlag('--output-dir <dir>', 'Output.'), ownFlag('--session-id <id>', 'Session id.'), ownFlag('--agent-version <version>', 'Agent version.')], ngym: 'not available: answers with an error saying why', run: unavailable('gym eval export (ATIF) is not in ngym.') },
-  { path: 'eval compare', summary: 'Compare a baseline eval run against candidate runs.', flags: [
-      ownFlag('--baseline <path>', 'Baseline rollouts.'),
-      ownFlag('--candidates <paths>', 'Candidate rollouts.'),
-      ownFlag('--baseline-agg-metrics <path>', 'Baseline aggregate metrics.'),
-      ownFlag('--candidates-agg-metrics <paths>', 'Candidates aggregate metrics.'),
-      ownFlag('--agent <name>', 'Agent.'),
-      ownFlag('--baseline-agent <name>', 'Baseline agent.'),
-      ownFlag('--candidate-agents <names>', 'Candidate agents.'),
-      ownFlag('-o, --output-dir <dir>', 'Report directory.'),
-      ownFlag('--report-format <format>', 'md, json or both.', ['md', 'json', 'both']),
-    ], ngym: 'not available: answers with an error saying why', run: unavailable('gym eval compare is not in ngym; compare the <output>_metrics.json files of the runs.') },
+  {
+    path: 'eval compare',
+    summary: 'Compare a baseline eval run against candidate runs.',
+    flags: [
+      valueFlag('--baseline <path>', 'baseline_rollouts_jsonl_fpath', "Baseline run's rollouts JSONL (its metrics files are read when present)."),
+      valueFlag('--candidates <paths>', 'candidate_rollouts_jsonl_fpaths', "Candidate runs' rollouts JSONL, comma-separated."),
+      valueFlag('--baseline-agg-metrics <path>', 'baseline_aggregate_metrics_fpath', "Baseline's aggregate-metrics JSON, when it is not the sibling of --baseline."),
+      valueFlag('--candidates-agg-metrics <paths>', 'candidate_aggregate_metrics_fpaths', "Candidates' aggregate-metrics JSON, in --candidates order."),
+      valueFlag('--agent <name>', 'agent_name', 'Agent to compare on both sides (default: every agent all runs have).'),
+      valueFlag('--baseline-agent <name>', 'baseline_agent_name', "Agent to read from the baseline's metrics."),
+      valueFlag('--candidate-agents <names>', 'candidate_agent_names', "Agent to read from each candidate's metrics, in --candidates order."),
+      valueFlag('-o, --output-dir <dir>', 'output_dirpath', "Where the report goes (default: the candidate run's directory)."),
+      valueFlag('--report-format <format>', 'report_format', 'Report files to write (default both).', ['md', 'json', 'both']),
+    ],
+    ngym: "new: metric differences with 95% intervals (paired over tasks, and upstream's Welch over repeats), per-task flips, compare_report.md/.json; refuses runs over different tasks; exits 1 when mean reward drops significantly",
+    run: async ({ overrides, options }) => (await import('./evaluation-checks.ts')).compareRuns(overrides, options),
+  },
   { path: 'dev test', summary: "Run NeMo Gym's unit tests.", flags: [], ngym: ngymCommand('test-all'), run: delegate('test-all') },
 ];
 
