@@ -302,7 +302,7 @@ describe(`server replicas (second host: ${MODE})`, () => {
     const failures = jsonlRows(work.failures);
     // The head's run goes on without the replica, and lists it as down.
     expect(stack.head.child.exitCode).toBeNull();
-    expect(stack.head.output()).toMatch(/Replica 2 of 'stateful_counter' \(pid \d+, [^)]+\) exited unexpectedly \(signal SIGKILL\): out of rotation; 1 of 2 replicas started here remain/);
+    expect(stack.head.output()).toMatch(/Replica 2 of 'stateful_counter' \(pid \d+, [^)]+\) exited unexpectedly \(signal SIGKILL\)[^:]*: out of rotation; 1 of 2 replicas started here remain/);
     expect((await replicasOf(stack.headUrl)).find((replica) => replica.url === victim.url)?.up).toBe(false);
     const facts = `killed with ${before.length} rows written; the collector exited ${result.code} with ${rows.length} rows and ${failures.length} failures of ${TASKS}`;
     expect(failures.length, `${facts}\n${result.stderr.slice(-2000)}\n${stack.head.output().slice(-2000)}`).toBeGreaterThanOrEqual(1);
