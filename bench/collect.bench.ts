@@ -4,15 +4,18 @@
  *      and the collector; N rollouts at 256 in flight; ngym vs the same hops by hand with node:http;
  *   2. burst: 16,384 rollouts in flight against a model that answers after 2 s;
  *   3. large payloads: model responses of ~2 MB (65,536 tokens with ids and logprobs), relay time per hop;
- *   4. memory: the collector's peak RSS at 1x and 5x the input rows (it must stay flat).
+ *   4. memory: the collector's peak RSS at 1x and 5x the input rows (it must stay flat);
+ *   5. tracing: part 1's system with tracing off (as shipped), off with no `/metrics` either, on (every span
+ *      exported to an OTLP/HTTP receiver in this process) and on with the endpoint unreachable, in turn each round.
  * Every server runs in its own process, as `ngym run` starts them; each collector in its own process too.
  * Environment: BENCH_ROLLOUTS (default 20000), BENCH_ROUNDS (default 3), BENCH_BURST (default 16384),
- * BENCH_MEMORY_ROWS (default 20000), BENCH_PARTS (default `overhead,burst,payloads,memory`).
+ * BENCH_MEMORY_ROWS (default 20000), BENCH_PARTS (default `overhead,burst,payloads,memory,tracing`).
  */
+import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { type ConfigDict } from 'ngym';
 import { globalConfigFromDict, launch, PACKAGE_ROOT, type RunningGym } from 'ngym/runtime';
-import { simpleAgentConfig } from 'ngym/testing';
+import { type OtlpReceiver, simpleAgentConfig, startOtlpReceiver } from 'ngym/testing';
 import { startBaselineServer } from './lib/baseline-process.ts';
 import { format, median, runReporting, totalCpuSeconds } from './lib/measure.ts';
 
@@ -37,9 +40,10 @@ interface System {
   stop(): Promise<void>;
 }
 
-async function startNgym(model: { latency_ms?: number; payload_tokens?: number; call_tool?: boolean }): Promise<System> {
+async function startNgym(model: { latency_ms?: number; payload_tokens?: number; call_tool?: boolean }, telemetry?: ConfigDict): Promise<System> {
   const dict: ConfigDict = {
     head_server: { host: '127.0.0.1', port: 0 },
+    ...(telemetry === undefined ? {} : { telemetry }),
     ...simpleAgentConfig({
       resources: { name: 'bench_env', implementation: 'bench_trivial' },
       agent: 'bench_agent',
@@ -179,11 +183,79 @@ async function largePayloads(): Promise<void> {
   }
 }
 
+/** Spans a rollout of this system makes with tracing on (simple_agent, a tool call, two model calls). */
+const SPANS_PER_ROLLOUT = 18;
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * What telemetry costs: the overhead system as shipped (tracing off, metrics on), with metrics off too, with tracing
+ * on (exported to a receiver here, which decodes every body) and on towards an endpoint nothing listens on.
+ */
+async function tracing(rollouts: number, rounds: number): Promise<void> {
+  process.stdout.write(`\n5. Tracing: ${rollouts} rollouts, 256 in flight, null model, trivial environment; tracing off (as shipped), off with metrics off too, on, and on with the OTLP endpoint unreachable; ${rounds} rounds, medians\n`);
+  const receiver: OtlpReceiver = await startOtlpReceiver({ keepSpans: false });
+  const unreachable = `http://127.0.0.1:${await closedPort()}`;
+  const variants = [
+    ['off', undefined],
+    ['off, no /metrics', { metrics_enabled: false }],
+    ['on (OTLP receiver)', { enabled: true, otlp_endpoint: receiver.url }],
+    ['on (unreachable)', { enabled: true, otlp_endpoint: unreachable }],
+  ] as const;
+  const runs = new Map<string, Measured[]>(variants.map(([name]) => [name, []]));
+  const ratios = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+  let received = 0;
+  let tracedRollouts = 0;
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, telemetry] of variants) {
+        const before = receiver.spanCount;
+        const system = await startNgym({}, telemetry);
+        let measured: Measured;
+        try {
+          measured = await measure(system, rollouts, 256);
+        } finally {
+          // Servers export what they still hold when they stop.
+          await system.stop();
+        }
+        runs.get(name)?.push(measured);
+        if (name === 'on (OTLP receiver)') {
+          received += receiver.spanCount - before;
+          tracedRollouts += measured.completed + Math.min(2000, rollouts);
+        }
+      }
+      const off = runs.get('off')?.at(-1)?.rate ?? Number.NaN;
+      for (const [name] of variants) ratios.get(name)?.push((runs.get(name)?.at(-1)?.rate ?? Number.NaN) / off);
+    }
+  } finally {
+    await receiver.close();
+  }
+  process.stdout.write('   tracing                rollouts/s  CPU ms/rollout  p50 ms/rollout  p99 ms/rollout  failures  rate / off (per round)\n');
+  for (const [name] of variants) {
+    const result = medians(runs.get(name) as Measured[]);
+    const perRound = ratios.get(name) as number[];
+    process.stdout.write(
+      `   ${name.padEnd(22)} ${format(result.rate, 0).padStart(10)}  ${format(result.cpuPerRollout * 1000, 2).padStart(14)}  ${format(result.p50Ms, 1).padStart(14)}  ${format(result.p99Ms, 1).padStart(14)}  ${String(result.failures).padStart(8)}  ${format(median(perRound), 2)} [${perRound.map((ratio) => format(ratio, 2)).join(', ')}]\n`,
+    );
+  }
+  process.stdout.write(
+    `   spans received with tracing on: ${received} for ${tracedRollouts} rollouts (warm-up included): ${format(received / Math.max(1, tracedRollouts), 2)} a rollout of ${SPANS_PER_ROLLOUT} made (the rest dropped when the receiver fell behind)\n`,
+  );
+}
+
 export default async function collectBench(): Promise<void> {
   process.env.NGYM_LOG_LEVEL = 'error';
-  const parts = (process.env.BENCH_PARTS ?? 'overhead,burst,payloads,memory').split(',');
+  const parts = (process.env.BENCH_PARTS ?? 'overhead,burst,payloads,memory,tracing').split(',');
   if (parts.includes('overhead')) await overhead(Number(process.env.BENCH_ROLLOUTS ?? 20_000), Number(process.env.BENCH_ROUNDS ?? 3));
   if (parts.includes('burst')) await burst(Number(process.env.BENCH_BURST ?? 16_384));
   if (parts.includes('payloads')) await largePayloads();
   if (parts.includes('memory')) await memory(Number(process.env.BENCH_MEMORY_ROWS ?? 20_000));
+  if (parts.includes('tracing')) await tracing(Number(process.env.BENCH_ROLLOUTS ?? 20_000), Number(process.env.BENCH_ROUNDS ?? 3));
 }

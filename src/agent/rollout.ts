@@ -9,6 +9,7 @@ import { raiseForStatus } from '../client/server-client.ts';
 import type { Response, ResponseCreateParams } from '../protocol/responses.ts';
 import type { RunRequest } from '../protocol/server-bodies.ts';
 import { RawJson, type RequestContext } from '../server/base-server.ts';
+import { traced, tracedHop } from '../telemetry/tracing.ts';
 import { type ToolLoopConfig, refusedRow } from './tool-loop.ts';
 
 type Context = RequestContext<ToolLoopConfig, unknown>;
@@ -16,14 +17,14 @@ type Context = RequestContext<ToolLoopConfig, unknown>;
 export async function runAgentRollout(row: RunRequest, context: Context, respond: (params: ResponseCreateParams, context: Context) => Promise<Response>): Promise<RawJson> {
   const resourcesServer = context.config.resources_server.name;
   const cookies = context.cookies.clone();
-  const seeded = raiseForStatus(refusedRow(await context.client.post(resourcesServer, '/seed_session', row, { cookies })));
+  const seeded = raiseForStatus(refusedRow(await tracedHop('agent', 'gym.agent.seed_session', () => context.client.post(resourcesServer, '/seed_session', row, { cookies }))));
   cookies.merge(seeded.cookies);
 
   const respondContext: Context = { ...context, cookies, responseCookies: new CookieJar() };
-  const response = await respond(row.responses_create_params, respondContext);
+  const response = await traced('agent', 'gym.agent.responses', () => respond(row.responses_create_params, respondContext));
   cookies.merge(respondContext.responseCookies);
 
-  const verified = raiseForStatus(refusedRow(await context.client.post(resourcesServer, '/verify', { ...row, response }, { cookies })));
+  const verified = raiseForStatus(refusedRow(await tracedHop('verify', 'gym.agent.verify', () => context.client.post(resourcesServer, '/verify', { ...row, response }, { cookies }))));
   context.responseCookies.merge(cookies);
   // The environment's answer is the rollout: relayed as it came, not parsed and re-serialized.
   return new RawJson(verified.text);

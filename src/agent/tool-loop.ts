@@ -12,6 +12,7 @@ import { RequestValidationError, validateBody } from '../protocol/validation.ts'
 import { pythonJsonDumps } from '../python-compat/python-json.ts';
 import type { RequestContext } from '../server/base-server.ts';
 import type { ServerApp } from '../server/http-app.ts';
+import { tracedHop, withTokenUsage } from '../telemetry/tracing.ts';
 
 export interface ToolLoopOptions {
   client: ServerClient;
@@ -45,10 +46,29 @@ async function callTool(call: FunctionCallItem, options: ToolLoopOptions): Promi
   } catch (error) {
     return pythonJsonDumps({ error: `Invalid tool call arguments: ${(error as Error).message}` }, { ensureAscii: false });
   }
-  const response = await options.client.post(options.resourcesServer, `/${call.name}`, args, { cookies: options.resourcesCookies });
+  const response = await tracedHop('agent', 'gym.agent.tool_call', (span) => {
+    span?.setAttributes({ 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.call_id });
+    return options.client.post(options.resourcesServer, `/${call.name}`, args, { cookies: options.resourcesCookies });
+  });
   options.resourcesCookies.merge(response.cookies);
   // Whatever the status, the body is what the model sees (a 422 or 500 explains the mistake).
   return response.text;
+}
+
+/** One call of the policy model, validated; its span carries the step and the tokens it used. */
+function callModel(params: ResponseCreateParams & { input: ResponseItem[] }, output: ResponseItem[], step: number, options: ToolLoopOptions): Promise<Response> {
+  return tracedHop('agent', 'gym.agent.model_call', async (span) => {
+    const reply = raiseForStatus(await options.client.post(options.modelServer, '/v1/responses', { ...params, input: [...params.input, ...output] }, { cookies: options.modelCookies }));
+    options.modelCookies.merge(reply.cookies);
+    let response: Response;
+    try {
+      response = validateBody<Response>(Response, reply.json<unknown>());
+    } catch (error) {
+      throw new NgymError('NGYM_UPSTREAM_BODY', `Model server ${options.modelServer} returned an invalid Response: ${(error as Error).message}`);
+    }
+    span?.setAttribute('nemo.gym.agent.step', step);
+    return withTokenUsage(span, response);
+  });
 }
 
 /** The config keys an agent running the loop has. */
@@ -85,14 +105,7 @@ export async function runToolLoop(params: ResponseCreateParams & { input: Respon
   let last: Response | undefined;
 
   for (let step = 1; ; step++) {
-    const reply = raiseForStatus(await options.client.post(options.modelServer, '/v1/responses', { ...params, input: [...params.input, ...output] }, { cookies: options.modelCookies }));
-    options.modelCookies.merge(reply.cookies);
-    let response: Response;
-    try {
-      response = validateBody<Response>(Response, reply.json<unknown>());
-    } catch (error) {
-      throw new NgymError('NGYM_UPSTREAM_BODY', `Model server ${options.modelServer} returned an invalid Response: ${(error as Error).message}`);
-    }
+    const response = await callModel(params, output, step, options);
     last = response;
     usage = sumUsage(usage, response.usage);
     output.push(...response.output);

@@ -15,6 +15,7 @@ import { describeError, UpstreamError } from '../errors.ts';
 import { openFilesSoftLimit } from '../util/file-limits.ts';
 import { wholeNumberFromEnv } from '../util/env-number.ts';
 import { CookieJar } from './cookies.ts';
+import { tracedCall } from '../telemetry/tracing.ts';
 
 export interface HttpClientOptions {
   /** Connections per origin that cannot multiplex; null (the default) means unlimited. */
@@ -204,7 +205,14 @@ export class HttpClient {
     return { dispatcher: session, release };
   }
 
-  async request(url: string, options: HttpRequestOptions = {}): Promise<HttpResponse> {
+  /** With tracing on, inside a trace: one CLIENT span for the call (retries included), its context in the headers. */
+  request(url: string, options: HttpRequestOptions = {}): Promise<HttpResponse> {
+    return tracedCall(options.method ?? (options.body === undefined ? 'GET' : 'POST'), url, options.headers, (headers) =>
+      this.requestWithRetries(url, headers === options.headers ? options : { ...options, headers }),
+    );
+  }
+
+  private async requestWithRetries(url: string, options: HttpRequestOptions): Promise<HttpResponse> {
     const connectionRetries = options.connectionRetries ?? DEFAULT_CONNECTION_RETRIES;
     const statusRetries = options.statusRetries ?? 0;
     let connectionAttempt = 0;

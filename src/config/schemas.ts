@@ -36,7 +36,8 @@ export const License = z.enum([
   'GNU General Public License v3.0',
 ]);
 
-export const DatasetType = z.enum(['train', 'validation', 'example']);
+/** `benchmark`: data a benchmark's prepare script writes (`gym eval prepare`), run with its prompt config. */
+export const DatasetType = z.enum(['train', 'validation', 'example', 'benchmark']);
 export type DatasetType = z.infer<typeof DatasetType>;
 
 export const DatasetConfig = z
@@ -101,3 +102,25 @@ export function instanceEntrySchema(serverType: ServerType) {
     replicas: z.number().int().min(1, 'Input should be greater than or equal to 1').nullable().optional(),
   });
 }
+
+/**
+ * The top-level `telemetry:` block, with upstream 0.7.0's keys (nemo_gym/telemetry/config.py). `enabled` switches
+ * tracing on; every server serves Prometheus `/metrics` unless `metrics_enabled` is false. The `NEMO_GYM_OTEL_*`
+ * and `OTEL_*` environment variables win over these (src/telemetry/settings.ts). Keys ngym does not act on
+ * (`logs_enabled`, `memory_profiling`, `instrument_aiohttp`) are accepted, as upstream accepts unknown ones.
+ */
+export const TelemetryConfig = z.looseObject({
+  enabled: z.boolean().default(false),
+  service_name: z.string().min(1).default('nemo-gym'),
+  service_name_per_server: z.boolean().default(true),
+  /** A preset (`default`, `per_rollout`, `all`) or a comma-separated list of span groups. */
+  span_groups: z.string().nullable().default(null),
+  traces_enabled: z.boolean().default(true),
+  metrics_enabled: z.boolean().default(true),
+  exporter: z.literal('otlp', { error: 'ngym exports spans over OTLP only: set telemetry.exporter to otlp (or leave it out)' }).default('otlp'),
+  otlp_endpoint: z.string().min(1).nullable().default(null),
+  otlp_protocol: z.string().nullable().default(null),
+  otlp_headers: z.string().nullable().default(null),
+  run_id: z.string().nullable().default(null),
+});
+export type TelemetryConfig = z.infer<typeof TelemetryConfig>;

@@ -25,6 +25,7 @@ export const RESERVED_TOP_LEVEL_KEYS = new Set([
   'use_absolute_ip',
   'python_executable',
   'python_server_roots',
+  'telemetry',
 ]);
 
 export interface ServerInstance {

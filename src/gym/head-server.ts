@@ -14,6 +14,9 @@ import type { ConfigDict } from '../config/tree.ts';
 import { ConfigError } from '../errors.ts';
 import { dumpYaml } from '../config/yaml-file.ts';
 import { bodyLimitMiddleware, maxBodyBytesOf } from '../server/http-app.ts';
+import { METRICS_PATH, metricsHandler, observeRequests } from '../server/observe-requests.ts';
+import { ServerMetrics } from '../telemetry/server-metrics.ts';
+import { TELEMETRY_KEY, telemetrySettings } from '../telemetry/settings.ts';
 import { ReplicaRemoval } from '../protocol/replicas.ts';
 import type { ReplicaRegistry } from './replica-registry.ts';
 
@@ -40,11 +43,15 @@ export function createHeadServerApp(globalConfig: GlobalConfig, instances: () =>
       key: 'head_server.max_request_body_mb',
     });
   }
+  // Measured first (as every server), so refused requests count too.
+  const metrics = telemetrySettings(globalConfig.resolvedValue([TELEMETRY_KEY])).metrics ? new ServerMetrics() : undefined;
+  if (metrics !== undefined) app.use(observeRequests({ metrics, serverName: 'head_server' }));
   const token = authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]);
   if (token !== undefined) app.use(authMiddleware(token));
   const maxBodyBytes = maxBodyBytesOf(limit);
   if (maxBodyBytes !== null) app.use(bodyLimitMiddleware(maxBodyBytes));
   app.get('/', (context) => context.json({ status: 'ok' }));
+  if (metrics !== undefined) app.get(METRICS_PATH, metricsHandler(metrics));
   app.get('/global_config_dict_yaml', (context) => context.json(dumpYaml(redactSecrets(globalConfig.dict))));
   app.get('/server_instances', (context) => context.json(instances()));
   if (replicas !== undefined) {

@@ -10,7 +10,8 @@
  * (task, rollout). If an agent becomes unreachable, no new rollouts are started (resume later).
  *
  * A run is a sequence of steps, each in its own module: open-output-files, stall-policy, launch-rollouts
- * (with admission, run-with-retries and record-outcome), then finish-output-files.
+ * (with admission, run-with-retries and record-outcome), then finish-output-files and rollout-health (one pass
+ * over the output file once the rollouts are written).
  *
  * @example
  * const collection = collectRollouts({ headServer: { host: '127.0.0.1', port: 11000 }, input: 'tasks.jsonl',
@@ -24,6 +25,7 @@ import { MetricsAccumulator, type RolloutMetrics } from '../metrics/rollout-metr
 import { Admission } from './admission.ts';
 import { checkedRepeats, type CollectOptions, connectClient } from './collect-options.ts';
 import { CollectionTally } from './collection-tally.ts';
+import { CollectionTracing } from './collection-tracing.ts';
 import { estimateTotalAlongside } from './estimate-total.ts';
 import type { FailureClass } from './failures.ts';
 import { finishOutputFiles } from './finish-output-files.ts';
@@ -35,6 +37,7 @@ import { type OutputPaths, outputPathsFor } from './output-files.ts';
 import { SilentReporter } from './progress.ts';
 import { OutcomeRecorder } from './record-outcome.ts';
 import type { RolloutOutcome } from './rollout-outcome.ts';
+import { checkOutputHealth, type HealthCheckResult } from './rollout-health.ts';
 import { RetryingRunner } from './run-with-retries.ts';
 import { startStallHandling } from './stall-policy.ts';
 import { StopSignal } from './stop-signal.ts';
@@ -60,6 +63,8 @@ export interface CollectionSummary {
   metrics: RolloutMetrics;
   /** What each agent's `/aggregate_metrics` answered, for the agents that serve it. */
   aggregateMetrics: Record<string, unknown>;
+  /** The rollout health of the output file (absent without one, or with `healthCheck: false`). */
+  health: HealthCheckResult | undefined;
 }
 
 export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
@@ -103,6 +108,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const options = this.options;
     const numRepeats = checkedRepeats(options);
     const client = await connectClient(options);
+    const tracing = await CollectionTracing.start(client);
     const executor = options.executor;
     const paths = options.outputPath === undefined ? undefined : outputPathsFor(options.outputPath);
     const progress = options.progress ?? new SilentReporter();
@@ -117,8 +123,8 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     progress.start(undefined);
     await executor?.start(files?.runId ?? randomUUID(), files?.resumed ?? false);
     estimateTotalAlongside(options, numRepeats, progress);
-    const { input, agentName, limit, responsesCreateParams } = options;
-    const tasks = readTasks({ input, agentName, limit, numRepeats, responsesCreateParams, onInvalid: (invalid) => tally.countInvalid(invalid) });
+    const { input, agentName, limit, responsesCreateParams, prompt } = options;
+    const tasks = readTasks({ input, agentName, limit, numRepeats, responsesCreateParams, prompt, onInvalid: (invalid) => tally.countInvalid(invalid) });
     try {
       await launchRollouts({
         tasks,
@@ -131,8 +137,10 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
         writer,
         runner: executor === undefined ? new RetryingRunner(client as ServerClient, options, stalls.watch, this.signal) : executorRunner(executor),
         recorder: new OutcomeRecorder(tally, writer, this.outcomes, this.signal),
+        tracing,
       });
     } finally {
+      await tracing.end();
       stalls.watch?.stop();
       await executor?.close();
       await writer.close();
@@ -146,7 +154,8 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
       paths !== undefined && files !== undefined
         ? await finishOutputFiles({ paths, sort: writer.needsSorting, client, totals, stalledAgents: stalls.stalledAgents, tally })
         : {};
-    return { paths, ...tally.counts, invalidInputs: tally.invalidInputs, stoppedBecause: this.signal.reason, metrics: totals, aggregateMetrics };
+    const health = paths !== undefined && files !== undefined && options.healthCheck !== false ? await checkOutputHealth(paths.output, options.healthCheck ?? {}, options.warn ?? ((message) => process.stderr.write(`${message}\n`))) : undefined;
+    return { paths, ...tally.counts, invalidInputs: tally.invalidInputs, stoppedBecause: this.signal.reason, metrics: totals, aggregateMetrics, health };
   }
 }
 

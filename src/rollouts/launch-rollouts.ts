@@ -8,6 +8,7 @@ import { describeError } from '../errors.ts';
 import type { Admission } from './admission.ts';
 import type { RolloutExecutor } from './collect-options.ts';
 import type { CollectionTally } from './collection-tally.ts';
+import type { CollectionTracing } from './collection-tracing.ts';
 import type { OutcomeWriter } from './outcome-writer.ts';
 import type { CompletedRollouts } from './output-files.ts';
 import type { OutcomeRecorder } from './record-outcome.ts';
@@ -39,6 +40,7 @@ export interface Launch {
   writer: OutcomeWriter;
   runner: RolloutRunner;
   recorder: OutcomeRecorder;
+  tracing: CollectionTracing;
 }
 
 export async function launchRollouts(launch: Launch): Promise<void> {
@@ -63,7 +65,7 @@ export async function launchRollouts(launch: Launch): Promise<void> {
         continue;
       }
       launch.writer.reservePlace(task.taskIndex, rolloutIndex);
-      const running = launch.runner.run(task, rolloutIndex).then((finished) => {
+      const running = launch.tracing.rollout(task.taskIndex, rolloutIndex, () => launch.runner.run(task, rolloutIndex)).then((finished) => {
         admission.release();
         launch.recorder.record(task, rolloutIndex, finished);
       });

@@ -18,6 +18,7 @@ import {
   type ServerConfigOf,
 } from './base-server.ts';
 import { readJsonBody } from './http-app.ts';
+import { traced, tracedRollout } from '../telemetry/tracing.ts';
 import type { ServerDefinition } from './server-definition.ts';
 import { StartGate } from './start-gate.ts';
 
@@ -49,7 +50,7 @@ export function defineAgent<Shape extends ConfigShape = Record<never, never>, St
     app.post('/v1/responses', async (http) => {
       const params = validateBody<ResponseCreateParams>(ResponseCreateParams, await readJsonBody(http));
       const handlerContext = requestContext(http);
-      const response = await spec.responses(params, handlerContext);
+      const response = await traced('agent', 'gym.agent.responses', () => spec.responses(params, handlerContext));
       validateBody(ResponseSchema, response);
       applyResponseCookies(http, handlerContext.responseCookies);
       return http.json(response);
@@ -61,7 +62,7 @@ export function defineAgent<Shape extends ConfigShape = Record<never, never>, St
       const row = validateBody<RunRequest>(RunRequest, await readJsonBody(http));
       await gate.enter();
       const handlerContext = requestContext(http);
-      const result = await spec.run(row, handlerContext);
+      const result = await tracedRollout('gym.rollout', row, () => spec.run(row, handlerContext));
       applyResponseCookies(http, handlerContext.responseCookies);
       return jsonResponse(http, result);
     });

@@ -12,6 +12,8 @@ import { createServerApp, maxBodyBytesOf, type ServerApp, type ServerEnv, sessio
 import type { Logger } from '../util/logger.ts';
 import { markServerDefinition, type ServerDefinition, type ServerSetupContext } from './server-definition.ts';
 import type { ServerType } from '../protocol/server-types.ts';
+import { TELEMETRY_KEY, telemetrySettings } from '../telemetry/settings.ts';
+import { configureTracing, flushTracing, serviceTracer } from '../telemetry/tracing.ts';
 
 export type ConfigShape = z.ZodRawShape;
 
@@ -24,17 +26,26 @@ export function serverConfigSchema<Shape extends ConfigShape>(shape: Shape, opti
 type BaseServerConfigType = z.infer<typeof BaseServerConfig>;
 export type ServerConfigOf<Shape extends ConfigShape> = BaseServerConfigType & z.infer<z.ZodObject<Shape>>;
 
-function createAppFor(kind: ServerType, className: string, context: ServerSetupContext): ServerApp {
-  const config = context.config as BaseServerConfigType;
+/** A server's limit per request in ms (`request_timeout_seconds`, default by kind); null for none. */
+export function requestTimeoutMsOf(kind: ServerType, config: BaseServerConfigType): number | null {
   const seconds = config.request_timeout_seconds;
+  return seconds === null ? null : (seconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS_BY_TYPE[kind]) * 1000;
+}
+
+async function createAppFor(kind: ServerType, className: string, context: ServerSetupContext): Promise<ServerApp> {
+  const config = context.config as BaseServerConfigType;
+  const telemetry = telemetrySettings(context.globalConfig.resolvedValue([TELEMETRY_KEY]));
+  await configureTracing(telemetry.tracing);
   return createServerApp({
     className,
     instanceName: config.name,
     sessionSecret: typeof config.session_secret === 'string' ? config.session_secret : undefined,
-    requestTimeoutMs: seconds === null ? null : (seconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS_BY_TYPE[kind]) * 1000,
+    requestTimeoutMs: requestTimeoutMsOf(kind, config),
     maxBodyBytes: maxBodyBytesOf(config.max_request_body_mb),
     authToken: authTokenOf(context.globalConfig.dict[AUTH_TOKEN_KEY]),
     logger: context.logger,
+    metrics: telemetry.metrics,
+    tracer: serviceTracer({ name: config.name, type: kind }),
   });
 }
 
@@ -122,11 +133,18 @@ export function defineServerOfKind<Kind extends ServerType, Shape extends Config
     async create(setupContext: ServerSetupContext) {
       const context = setupContext as ServerSetupContext<ServerConfigOf<Shape>>;
       const state = (spec.setup === undefined ? undefined : await spec.setup(context)) as State;
-      const app = createAppFor(kind, spec.className, setupContext);
+      const app = await createAppFor(kind, spec.className, setupContext);
       const setup = { ...context, state };
       addRoutes({ app, setup, requestContext: requestContextFactory(context, state) });
       spec.routes?.(app, setup);
-      return { app, close: async () => spec.close?.(state) };
+      return {
+        app,
+        close: async () => {
+          await spec.close?.(state);
+          // The last spans of a server that is going away.
+          await flushTracing();
+        },
+      };
     },
   });
 }

@@ -1,6 +1,7 @@
 /**
- * What every Gym server shares: `GET /` liveness, the session cookie on every response, a per-request
- * time limit, and the one place where errors become HTTP answers:
+ * What every Gym server shares: `GET /` liveness, Prometheus `GET /metrics` and a span per request in the caller's
+ * trace (observe-requests.ts), the session cookie on every response, a per-request time limit, and the one place
+ * where errors become HTTP answers:
  *   - a body that fails its schema: 422 `{"detail": [{type, loc, msg, input}]}` (FastAPI's shape);
  *   - an NgymError with a 4xx status, or another server's refusal (502 NGYM_UPSTREAM_REJECTED): that status,
  *     `{"detail": message}`;
@@ -18,6 +19,9 @@ import { ERROR_CODE_HEADER, errorCodeOf, NgymError } from '../errors.ts';
 import { RequestValidationError } from '../protocol/validation.ts';
 import { pythonExceptionRepr } from '../python-compat/python-json.ts';
 import type { Logger } from '../util/logger.ts';
+import { ServerMetrics } from '../telemetry/server-metrics.ts';
+import type { Tracer } from '../telemetry/tracing.ts';
+import { METRICS_PATH, metricsHandler, observeRequests } from './observe-requests.ts';
 import { newSessionId, SessionSigner, sessionCookieName, setCookieHeader } from './sessions.ts';
 
 interface ServerVariables {
@@ -42,6 +46,10 @@ export interface ServerAppOptions {
   /** The shared `auth_token` every route but `GET /` requires; none when undefined. */
   authToken?: string;
   logger: Logger;
+  /** Serve Prometheus `GET /metrics` and measure every request (`telemetry.metrics_enabled`, default on). */
+  metrics?: boolean;
+  /** This server's tracer when tracing is on: every request gets its span in the caller's trace. */
+  tracer?: Tracer;
 }
 
 const MIB = 1024 * 1024;
@@ -88,6 +96,9 @@ export function maxBodyBytesOf(megabytes: number | null | undefined): number | n
 
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono<ServerEnv>();
+  // Observed first, so that refused requests (401, 413) are measured too.
+  const metrics = options.metrics === true ? new ServerMetrics() : undefined;
+  if (metrics !== undefined || options.tracer !== undefined) app.use(observeRequests({ metrics, tracer: options.tracer, serverName: options.instanceName }));
   // Authentication first: a caller without the token gets nothing else from the server, not even a 413.
   if (options.authToken !== undefined) app.use(authMiddleware(options.authToken));
   const maxBodyBytes = options.maxBodyBytes === undefined ? maxBodyBytesOf(undefined) : options.maxBodyBytes;
@@ -119,6 +130,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   if (limit !== null) app.use(timeout(limit, () => new HTTPException(504, { message: `Request timed out after ${limit / 1000} s` })));
 
   app.get('/', (context) => context.json({ status: 'ok' }));
+  if (metrics !== undefined) app.get(METRICS_PATH, metricsHandler(metrics));
 
   app.notFound((context) => context.json({ detail: 'Not Found' }, 404));
 

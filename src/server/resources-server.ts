@@ -23,6 +23,7 @@ import { isPythonDict } from '../python-compat/python-values.ts';
 import { type AggregateMetricsHooks, computeAggregateMetrics, type ScoredRollout } from '../metrics/reward-profile.ts';
 import { type BaseServerSpec, type ConfigShape, defineServerOfKind, type RequestContext, type ServerConfigOf } from './base-server.ts';
 import { readJsonBody } from './http-app.ts';
+import { traced } from '../telemetry/tracing.ts';
 import { handleMcpRequest, MCP_PATH, McpSessionTokens, mcpSessionMetadata, withBareToolNames } from './mcp.ts';
 import type { ServerDefinition } from './server-definition.ts';
 import { type FunctionToolDefinition, toolParametersSchema } from './tool-schema.ts';
@@ -135,7 +136,7 @@ export function defineResourcesServer<
           : validateBody<RequestWith<VerifyRequest, VerifyExtra>>(verifySchema, raw);
       // MCP clients name tools `mcp__<server>__<tool>`: verify scores the bare names; the answer echoes the row as sent.
       const scored = mcpTokens === undefined ? body : withBareToolNames(body, serverName);
-      const result = await spec.verify(scored, requestContext(http));
+      const result = await traced('verify', 'gym.verify', async () => spec.verify(scored, requestContext(http)));
       return http.json({ ...body, ...result });
     });
 

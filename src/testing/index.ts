@@ -32,3 +32,4 @@ export { lastUserContent, type UpstreamRollout, type UpstreamRolloutsOptions, up
 export { type UpstreamWheel, upstreamWheel } from './upstream-wheel.ts';
 export { type ExampleData, exampleData, recordExampleRollouts, type ReplayedRollout, replayExampleRollouts, writeExampleData } from './example-data.ts';
 export { callServer } from './server-call.ts';
+export { type AttributeValue, decodeOtlpJson, type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.ts';
