@@ -17,10 +17,17 @@ export interface UpstreamRootSettings {
 const FIND_ROOT = "import importlib.util, os; spec = importlib.util.find_spec('nemo_gym'); print(os.path.dirname(os.path.dirname(spec.origin)) if spec and spec.origin else '')";
 const discovered = new Map<string, string[]>();
 
-/** The interpreter Python servers run with when the config names none. */
-export function defaultPythonOf(settings: UpstreamRootSettings, cwd = process.cwd()): string {
+/** `python_executable` as a command: a path resolved against the working directory, a bare name as given; undefined when unset. */
+export function configuredPython(settings: UpstreamRootSettings, cwd = process.cwd()): string | undefined {
   const configured = settings.python_executable;
-  if (typeof configured === 'string' && configured !== '') return configured.includes('/') ? resolve(cwd, configured) : configured;
+  if (typeof configured !== 'string' || configured === '') return undefined;
+  return configured.includes('/') ? resolve(cwd, configured) : configured;
+}
+
+/** The interpreter Python servers run with: `python_executable`, else the working directory's `.venv`, else python3. */
+export function defaultPythonOf(settings: UpstreamRootSettings, cwd = process.cwd()): string {
+  const configured = configuredPython(settings, cwd);
+  if (configured !== undefined) return configured;
   const local = join(cwd, '.venv', 'bin', 'python');
   return existsSync(local) ? local : 'python3';
 }

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import type { GlobalConfig } from '../config/global-config.ts';
+import { configuredPython } from '../config/upstream-roots.ts';
 import { NgymError } from '../errors.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import { normalizedName, readServerRequirements, requirementName, type ServerRequirements } from './python-requirements.ts';
@@ -98,8 +99,8 @@ function truthy(value: string | undefined): boolean {
  * `.venv`) its folder sits in, which is where the nemo-gym that ships the server is installed, else python3.
  */
 export function baseInterpreterOf(globalConfig: GlobalConfig, directory: string): string {
-  const configured = globalConfig.resolvedValue(['python_executable']);
-  if (typeof configured === 'string' && configured !== '') return configured.includes('/') ? resolve(configured) : configured;
+  const configured = configuredPython({ python_executable: globalConfig.resolvedValue(['python_executable']) });
+  if (configured !== undefined) return configured;
   for (let folder = resolve(directory); dirname(folder) !== folder; folder = dirname(folder)) {
     if (existsSync(join(folder, 'pyvenv.cfg')) && existsSync(join(folder, 'bin', 'python'))) return join(folder, 'bin', 'python');
     if (existsSync(join(folder, '.venv', 'bin', 'python'))) return join(folder, '.venv', 'bin', 'python');
