@@ -10,7 +10,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { upstreamWheel } from '../src/testing/upstream-wheel.ts';
@@ -19,6 +18,7 @@ import { REPLAY_CONFIG } from '../catalog/replay-setup.ts';
 import { planResourcesServer } from '../catalog/upstream-servers.ts';
 import { format } from './lib/measure.ts';
 import { killTree } from './lib/process-tree.ts';
+import { freePort } from './lib/upstream-gym.ts';
 
 const SERVERS = (process.env.BENCH_PYTHON_SERVERS ?? 'grl_tetris,blackjack').split(',').filter((name) => name !== '');
 const TIMEOUT_MS = 600_000;
@@ -64,16 +64,6 @@ function timed(command: string, args: string[], options: { cwd: string; until?: 
     child.stderr?.setEncoding('utf8').on('data', onData);
     const timer = setTimeout(() => void finish(false), TIMEOUT_MS);
     child.once('close', (code) => void finish(options.until === undefined && code === 0));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
   });
 }
 

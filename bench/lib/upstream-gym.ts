@@ -37,7 +37,7 @@ export interface CollectorRun {
 }
 
 /** A free loopback port: ng_run's head server cannot take port 0 (it polls the configured port). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };
@@ -108,7 +108,7 @@ export async function startUpstream(environment: string, configFile: string, mod
     for (const folder of [venvs, cwd]) rmSync(folder, { recursive: true, force: true });
   };
   try {
-    await waitForLine(child, /servers ready/, `upstream ng_run (${environment})`);
+    await waitForLine(child, /All \d+ \/ \d+ servers ready!/, `upstream ng_run (${environment})`);
   } catch (error) {
     await stop();
     throw error;

@@ -7,7 +7,8 @@
  */
 import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureOutput } from './__fixtures__/captured-output.ts';
 import { compareRuns, openWorkspace, runCase, type Workspace } from '../../../parity/benchmarks/harness.ts';
 import { BENCHMARK_CASES } from '../../../parity/benchmarks/stand-in-data.ts';
 import { writeBenchmarkFixture } from '../../testing/benchmark-fixture.ts';
@@ -25,65 +26,57 @@ const ROOT_FLAGS = ['--search-dir', root, '+python_executable=python3'];
 const data = (name: string) => join(root, 'benchmarks', name, 'data', `${name}_benchmark.jsonl`);
 
 describe('gym list benchmarks, gym eval prepare (in process)', () => {
-  let out = '';
-  let err = '';
-  beforeEach(() => {
-    out = '';
-    err = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-  });
-  afterEach(() => vi.restoreAllMocks());
+  const printed = captureOutput();
 
   it('lists the benchmarks with their manifest, inspects one, and suggests a name for a typo', async () => {
-    expect(await mainGym(['list', 'benchmarks', ...ROOT_FLAGS, '--json']), err).toBe(0);
-    const listed = JSON.parse(out) as { name: string; status?: string; domain: string }[];
+    expect(await mainGym(['list', 'benchmarks', ...ROOT_FLAGS, '--json']), printed.err).toBe(0);
+    const listed = JSON.parse(printed.out) as { name: string; status?: string; domain: string }[];
     expect(listed.find((entry) => entry.name === 'tiny')).toEqual({ name: 'tiny', kind: 'benchmark', status: 'experimental', domain: 'knowledge', description: 'Two colour questions on mcqa', version: '0.1.0', modality: 'text', licensing: 'MIT', lifecycle: 'active' });
     expect(listed.find((entry) => entry.name === 'failing')).toMatchObject({ status: 'no-manifest', domain: 'knowledge' });
-    out = '';
-    expect(await mainGym(['list', 'benchmarks', 'tiny', ...ROOT_FLAGS]), err).toBe(0);
-    expect(out).toContain('agent: tiny_mcqa_simple_agent (simple_agent)');
-    expect(out).toContain('num repeats: 2');
-    expect(out).toContain(`prompt config: ${join(root, 'benchmarks/tiny/prompts/default.yaml')}`);
-    expect(out).toContain("resources server: tiny_mcqa_resources_server (mcqa, ngym's TypeScript port)");
+    printed.out = '';
+    expect(await mainGym(['list', 'benchmarks', 'tiny', ...ROOT_FLAGS]), printed.err).toBe(0);
+    expect(printed.out).toContain('agent: tiny_mcqa_simple_agent (simple_agent)');
+    expect(printed.out).toContain('num repeats: 2');
+    expect(printed.out).toContain(`prompt config: ${join(root, 'benchmarks/tiny/prompts/default.yaml')}`);
+    expect(printed.out).toContain("resources server: tiny_mcqa_resources_server (mcqa, ngym's TypeScript port)");
     expect(await mainGym(['list', 'benchmarks', 'tinny', ...ROOT_FLAGS])).toBe(1);
-    expect(err).toContain("No benchmark named 'tinny' (did you mean `tiny`?)");
+    expect(printed.err).toContain("No benchmark named 'tinny' (did you mean `tiny`?)");
     expect(await mainGym(['eval', 'prepare', '--benchmark', 'tinny', ...ROOT_FLAGS])).toBe(1);
-    expect(err).toContain("No benchmark named 'tinny' (did you mean `tiny`?)");
+    expect(printed.err).toContain("No benchmark named 'tinny' (did you mean `tiny`?)");
   });
 
   it("prepare runs the benchmark's prepare.py with its arguments, logs its output beside the data, and skips prepared data on request", async () => {
-    expect(await mainGym(['eval', 'prepare', '--benchmark', 'tiny', ...ROOT_FLAGS, '+prepare_script_args={count: 3}']), err).toBe(0);
+    expect(await mainGym(['eval', 'prepare', '--benchmark', 'tiny', ...ROOT_FLAGS, '+prepare_script_args={count: 3}']), printed.err).toBe(0);
     expect(readJsonlRows(data('tiny')).map((row) => row.expected_answer)).toEqual(['B', 'C', 'B']);
     expect(readFileSync(join(root, 'benchmarks/tiny/data/tiny_benchmark_prepare.log'), 'utf8')).toContain('Writing 3 questions');
-    expect(out).toContain(`Dataset prepared at: ${data('tiny')}`);
-    out = '';
+    expect(printed.out).toContain(`Dataset prepared at: ${data('tiny')}`);
+    printed.out = '';
     expect(await mainGym(['list', 'benchmarks', 'tiny', ...ROOT_FLAGS])).toBe(0);
-    expect(out).toContain('(prepared)');
-    out = '';
-    expect(await mainGym(['eval', 'prepare', '--benchmark', 'tiny', ...ROOT_FLAGS, '+use_cached_prepared_benchmarks=true']), err).toBe(0);
-    expect(out).toContain('Already prepared');
+    expect(printed.out).toContain('(prepared)');
+    printed.out = '';
+    expect(await mainGym(['eval', 'prepare', '--benchmark', 'tiny', ...ROOT_FLAGS, '+use_cached_prepared_benchmarks=true']), printed.err).toBe(0);
+    expect(printed.out).toContain('Already prepared');
   }, 60_000);
 
   it('names the script and its log when a prepare script fails, writes another file, writes nothing or is missing', async () => {
     expect(await mainGym(['eval', 'prepare', '--benchmark', 'failing', ...ROOT_FLAGS])).toBe(1);
     const log = join(root, 'benchmarks/failing/data/failing_benchmark_prepare.log');
-    expect(err).toContain(`The prepare script of dataset 'failing' failed (${join(root, 'benchmarks/failing/prepare.py')}, exit 1); its output is in ${log}`);
-    expect(err).toContain('ConnectionError: the Hub cannot be reached');
+    expect(printed.err).toContain(`The prepare script of dataset 'failing' failed (${join(root, 'benchmarks/failing/prepare.py')}, exit 1); its output is in ${log}`);
+    expect(printed.err).toContain('ConnectionError: the Hub cannot be reached');
     expect(readFileSync(log, 'utf8')).toContain('Traceback');
     expect(await mainGym(['eval', 'prepare', '--benchmark', 'elsewhere', ...ROOT_FLAGS])).toBe(1);
-    expect(err).toMatch(/\(.*benchmarks\/elsewhere\/prepare\.py\) wrote .*other\.jsonl, but the config's jsonl_fpath is .*elsewhere_benchmark\.jsonl; they must match/);
+    expect(printed.err).toMatch(/\(.*benchmarks\/elsewhere\/prepare\.py\) wrote .*other\.jsonl, but the config's jsonl_fpath is .*elsewhere_benchmark\.jsonl; they must match/);
     expect(await mainGym(['eval', 'prepare', '--benchmark', 'nodata', ...ROOT_FLAGS])).toBe(1);
-    expect(err).toMatch(/finished without writing .*nodata_benchmark\.jsonl; see its log .*nodata_benchmark_prepare\.log/);
+    expect(printed.err).toMatch(/finished without writing .*nodata_benchmark\.jsonl; see its log .*nodata_benchmark_prepare\.log/);
     expect(await mainGym(['eval', 'prepare', '--benchmark', 'missing', ...ROOT_FLAGS])).toBe(1);
-    expect(err).toContain('these prepare scripts do not exist');
-    expect(err).toContain('- missing: benchmarks/missing/prepare.py');
+    expect(printed.err).toContain('these prepare scripts do not exist');
+    expect(printed.err).toContain('- missing: benchmarks/missing/prepare.py');
   }, 60_000);
 
   it('refuses to run a benchmark that is not prepared, naming the command that prepares it', async () => {
     expect(await mainGym(['eval', 'run', '--no-serve', '--benchmark', 'elsewhere', ...ROOT_FLAGS, '-o', join(root, 'out.jsonl')])).toBe(1);
-    expect(err).toContain("Dataset 'elsewhere' is not prepared");
-    expect(err).toContain('Run `gym eval prepare --benchmark elsewhere` first');
+    expect(printed.err).toContain("Dataset 'elsewhere' is not prepared");
+    expect(printed.err).toContain('Run `gym eval prepare --benchmark elsewhere` first');
   });
 });
 
@@ -144,14 +137,14 @@ const SAMPLE = ['aime24', 'gpqa', 'ifeval', 'hle'];
 
 describe.skipIf(wheel.skipReason !== null)("upstream's benchmarks end to end (a sample of npm run parity:benchmarks)", () => {
   let workspace: Workspace;
-  const out = join(root, 'parity');
+  const parityFolder = join(root, 'parity');
   beforeAll(async () => {
     workspace = await openWorkspace(BENCHMARK_CASES.filter((entry) => SAMPLE.includes(entry.name)), wheel, 7);
   }, 60_000);
   afterAll(async () => workspace?.close());
 
   it.each(SAMPLE)('%s: prepared from the stand-ins and run; aggregate metrics and prompts are upstream\'s', async (name) => {
-    const run = await runCase(workspace, BENCHMARK_CASES.find((entry) => entry.name === name) as (typeof BENCHMARK_CASES)[number], out);
+    const run = await runCase(workspace, BENCHMARK_CASES.find((entry) => entry.name === name) as (typeof BENCHMARK_CASES)[number], parityFolder);
     expect(run.prepare.code, `${run.prepare.stdout}\n${run.prepare.stderr}`).toBe(0);
     expect(run.run?.code, `${run.run?.stdout}\n${run.run?.stderr}`).toBe(0);
     expect(existsSync(run.job?.rollouts as string)).toBe(true);

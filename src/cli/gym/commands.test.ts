@@ -8,20 +8,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { captureOutput } from './__fixtures__/captured-output.ts';
 import { readJsonlRows } from '../../testing/jsonl-rows.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { mainGym } from './tree.ts';
 
-let out = '';
-let err = '';
-beforeEach(() => {
-  out = '';
-  err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-});
-afterEach(() => vi.restoreAllMocks());
+const printed = captureOutput();
 
 const dir = () => mkdtempSync(join(tmpdir(), 'ngym-gym-'));
 const MODEL = ['--model-type', 'openai_model', '--model', 'm', '--model-url', 'http://127.0.0.1:1/v1', '--model-api-key', 'k'];
@@ -45,11 +38,11 @@ describe('gym dataset', () => {
     await new Promise<void>((resolve) => hub?.listen(0, '127.0.0.1', resolve));
     const output = join(dir(), 'train.jsonl');
     const endpoint = `http://127.0.0.1:${(hub.address() as AddressInfo).port}`;
-    expect(await mainGym(['dataset', 'download', '--repo-id', 'nvidia/set', '--artifact', 'data/train.jsonl', '-o', output, '+hf_token=hf_abc', `+hf_endpoint=${endpoint}`]), err).toBe(0);
+    expect(await mainGym(['dataset', 'download', '--repo-id', 'nvidia/set', '--artifact', 'data/train.jsonl', '-o', output, '+hf_token=hf_abc', `+hf_endpoint=${endpoint}`]), printed.err).toBe(0);
     expect(seen).toEqual(['/datasets/nvidia/set/resolve/main/data/train.jsonl Bearer hf_abc']);
     expect(readFileSync(output, 'utf8')).toBe(body);
     expect(await mainGym(['dataset', 'download', '--repo-id', 'nvidia/set', '--artifact', 'a.jsonl', `+hf_endpoint=${endpoint}`])).toBe(1);
-    expect(err).toContain('hf_token');
+    expect(printed.err).toContain('hf_token');
   });
 
   it('download --split concatenates the JSON Lines files of the split, listed by the tree API', async () => {
@@ -67,7 +60,7 @@ describe('gym dataset', () => {
     await new Promise<void>((resolve) => hub?.listen(0, '127.0.0.1', resolve));
     const outputDir = dir();
     const endpoint = `http://127.0.0.1:${(hub.address() as AddressInfo).port}`;
-    expect(await mainGym(['dataset', 'download', '--repo-id', 'nvidia/set', '--split', 'validation', '--output-dir', outputDir, '+hf_token=hf_abc', `+hf_endpoint=${endpoint}`]), err).toBe(0);
+    expect(await mainGym(['dataset', 'download', '--repo-id', 'nvidia/set', '--split', 'validation', '--output-dir', outputDir, '+hf_token=hf_abc', `+hf_endpoint=${endpoint}`]), printed.err).toBe(0);
     expect(readFileSync(join(outputDir, 'validation.jsonl'), 'utf8')).toBe('{"a": 1}\n{"a": 2}\n');
   });
 
@@ -76,7 +69,7 @@ describe('gym dataset', () => {
     writeFileSync(join(root, 'raw.jsonl'), `${JSON.stringify({ question: 'What is 2+2?', level: 1, responses_create_params: { temperature: 0.5 } })}\n`);
     writeFileSync(join(root, 'prompt.yaml'), 'system: "Level {level} tutor. Use {{braces}} literally."\nuser: "Q: {question}"\n');
     const output = join(root, 'rendered.jsonl');
-    expect(await mainGym(['dataset', 'render', '-i', join(root, 'raw.jsonl'), '--prompt-config', join(root, 'prompt.yaml'), '-o', output]), err).toBe(0);
+    expect(await mainGym(['dataset', 'render', '-i', join(root, 'raw.jsonl'), '--prompt-config', join(root, 'prompt.yaml'), '-o', output]), printed.err).toBe(0);
     const row = readJsonlRows(output)[0] ?? {};
     expect(row.responses_create_params).toEqual({
       temperature: 0.5,
@@ -88,14 +81,14 @@ describe('gym dataset', () => {
     expect(row.prompt_config_used).toBe(join(root, 'prompt.yaml'));
     writeFileSync(join(root, 'bad.yaml'), 'user: "{missing}"\n');
     expect(await mainGym(['dataset', 'render', '-i', join(root, 'raw.jsonl'), '--prompt-config', join(root, 'bad.yaml'), '-o', output])).toBe(1);
-    expect(err).toContain("references field 'missing'");
+    expect(printed.err).toContain("references field 'missing'");
     expect(await mainGym(['dataset', 'render', '-i', output, '--prompt-config', join(root, 'prompt.yaml'), '-o', join(root, 'again.jsonl')])).toBe(1);
-    expect(err).toContain('Rows 0 already have responses_create_params.input');
+    expect(printed.err).toContain('Rows 0 already have responses_create_params.input');
   });
 
   it('collate validates and collates the example data (prepare-data)', async () => {
     const output = dir();
-    expect(await mainGym(['dataset', 'collate', '--resources-server', 'example_multi_step', '--model-type', 'openai_model', '--mode', 'example_validation', '--output-dir', output]), err).toBe(0);
+    expect(await mainGym(['dataset', 'collate', '--resources-server', 'example_multi_step', '--model-type', 'openai_model', '--mode', 'example_validation', '--output-dir', output]), printed.err).toBe(0);
     const rows = readJsonlRows(join(output, 'example.jsonl'));
     expect(rows).toHaveLength(5);
     expect(rows[0]?.agent_ref).toEqual({ type: 'responses_api_agents', name: 'example_multi_step_simple_agent' });
@@ -104,26 +97,26 @@ describe('gym dataset', () => {
 
 describe('gym env (no servers started)', () => {
   it('resolve prints the composed config of an environment package', async () => {
-    expect(await mainGym(['env', 'resolve', '--environment', 'mcqa', ...MODEL]), err).toBe(0);
-    expect(out).toContain('mcqa_simple_agent:');
-    expect(out).toContain('base_url: http://127.0.0.1:1/v1');
+    expect(await mainGym(['env', 'resolve', '--environment', 'mcqa', ...MODEL]), printed.err).toBe(0);
+    expect(printed.out).toContain('mcqa_simple_agent:');
+    expect(printed.out).toContain('base_url: http://127.0.0.1:1/v1');
   });
 
   it('validate and prefetch check every server; a bad key is named', async () => {
-    expect(await mainGym(['env', 'validate', 'mcqa', ...MODEL]), err).toBe(0);
-    expect(out).toContain('All 4 servers valid.');
-    expect(await mainGym(['env', 'prefetch', '--environment', 'mcqa', '--model-type', 'openai_model', '+policy_base_url=http://127.0.0.1:1/v1', '+policy_api_key=k', '+policy_model_name=m']), err).toBe(0);
-    expect(out).toContain('Prefetch complete.');
-    expect(out).toMatch(/mcqa\s+resources_servers\/mcqa\s+TypeScript\s+nothing to build/);
+    expect(await mainGym(['env', 'validate', 'mcqa', ...MODEL]), printed.err).toBe(0);
+    expect(printed.out).toContain('All 4 servers valid.');
+    expect(await mainGym(['env', 'prefetch', '--environment', 'mcqa', '--model-type', 'openai_model', '+policy_base_url=http://127.0.0.1:1/v1', '+policy_api_key=k', '+policy_model_name=m']), printed.err).toBe(0);
+    expect(printed.out).toContain('Prefetch complete.');
+    expect(printed.out).toMatch(/mcqa\s+resources_servers\/mcqa\s+TypeScript\s+nothing to build/);
     expect(await mainGym(['env', 'validate', '--environment', 'mcqa', ...MODEL, '+mcqa.resources_servers.mcqa.grading_mod=x'])).toBe(1);
-    expect(err).toContain('mcqa.resources_servers.mcqa.grading_mod');
+    expect(printed.err).toContain('mcqa.resources_servers.mcqa.grading_mod');
     expect(await mainGym(['env', 'validate', '--environment', 'mcqq'])).toBe(1);
-    expect(err).toContain('(did you mean `mcqa`?)');
+    expect(printed.err).toContain('(did you mean `mcqa`?)');
   });
 
   it('packages lists the npm packages a server imports', async () => {
-    expect(await mainGym(['env', 'packages', '--resources-server', 'example_single_tool_call', '--json']), err).toBe(0);
-    expect(JSON.parse(out)).toContainEqual({ name: 'ngym', version: 'this package' });
+    expect(await mainGym(['env', 'packages', '--resources-server', 'example_single_tool_call', '--json']), printed.err).toBe(0);
+    expect(JSON.parse(printed.out)).toContainEqual({ name: 'ngym', version: 'this package' });
   });
 
   it('init scaffolds a resources server (ngym init), and refuses the kinds ngym does not scaffold', async () => {
@@ -134,10 +127,10 @@ describe('gym env (no servers started)', () => {
     const cwd = process.cwd();
     process.chdir(root);
     try {
-      expect(await mainGym(['env', 'init', '--resources-server', 'my_env']), err).toBe(0);
+      expect(await mainGym(['env', 'init', '--resources-server', 'my_env']), printed.err).toBe(0);
       expect(existsSync(join(root, 'resources_servers/my_env/app.ts'))).toBe(true);
       expect(await mainGym(['env', 'init', '--environment', 'my_env'])).toBe(1);
-      expect(err).toContain('gym env init --resources-server <name>');
+      expect(printed.err).toContain('gym env init --resources-server <name>');
     } finally {
       process.chdir(cwd);
     }
@@ -147,9 +140,9 @@ describe('gym env (no servers started)', () => {
 describe('gym eval (offline)', () => {
   it('prepare needs a benchmark or a config declaring one (benchmark.test.ts prepares them)', async () => {
     expect(await mainGym(['eval', 'prepare'])).toBe(1);
-    expect(err).toContain('gym eval prepare needs a benchmark');
+    expect(printed.err).toContain('gym eval prepare needs a benchmark');
     expect(await mainGym(['eval', 'prepare', '--config', 'resources_servers/mcqa/configs/mcqa.yaml'])).toBe(1);
-    expect(err).toContain('No preparable dataset in the config');
+    expect(printed.err).toContain('No preparable dataset in the config');
   });
 
   it('aggregate merges shards in (task, rollout) order and writes metrics and reward profiles', async () => {
@@ -157,23 +150,23 @@ describe('gym eval (offline)', () => {
     writeFileSync(join(root, 'rollouts-0.jsonl'), `${rollout(1, 0, 1)}\n${rollout(0, 1, 0)}\n`);
     writeFileSync(join(root, 'rollouts-1.jsonl'), `${rollout(0, 0, 1)}\n${rollout(1, 1, 1)}\n`);
     const output = join(root, 'all.jsonl');
-    expect(await mainGym(['eval', 'aggregate', '-i', join(root, 'rollouts-*.jsonl'), '-o', output]), err).toBe(0);
+    expect(await mainGym(['eval', 'aggregate', '-i', join(root, 'rollouts-*.jsonl'), '-o', output]), printed.err).toBe(0);
     expect(readJsonlRows(output).map((row) => [row._ng_task_index, row._ng_rollout_index])).toEqual([[0, 0], [0, 1], [1, 0], [1, 1]]);
     const metrics = JSON.parse(readFileSync(join(root, 'all_metrics.json'), 'utf8'));
     expect(metrics).toMatchObject({ rollouts: 4, tasks: 2, metrics: { reward: 0.75, 'pass@1': 0.75, 'pass@2': 1 } });
     const profiles = JSON.parse(readFileSync(join(root, 'all_aggregate_metrics.json'), 'utf8'));
     expect(profiles.a_agent.key_metrics['mean/reward']).toBe(0.75);
     expect(await mainGym(['eval', 'aggregate', '-i', join(root, 'none-*.jsonl'), '-o', output])).toBe(1);
-    expect(err).toContain('No rollout shards match');
+    expect(printed.err).toContain('No rollout shards match');
   });
 
   it("profile writes upstream's reward profile of a rollouts file", async () => {
     const root = dir();
     writeFileSync(join(root, 'r.jsonl'), `${rollout(0, 0, 1)}\n${rollout(0, 1, 0)}\n`);
-    expect(await mainGym(['eval', 'profile', '--rollouts', join(root, 'r.jsonl')]), err).toBe(0);
+    expect(await mainGym(['eval', 'profile', '--rollouts', join(root, 'r.jsonl')]), printed.err).toBe(0);
     const profile = JSON.parse(readFileSync(join(root, 'r_reward_profile.json'), 'utf8'));
     expect(profile.a_agent.key_metrics['mean/reward']).toBe(0.5);
-    expect(out).toContain('a_agent:');
+    expect(printed.out).toContain('a_agent:');
   });
 });
 
@@ -184,8 +177,8 @@ describe('gym dev test', () => {
     const cwd = process.cwd();
     process.chdir(root);
     try {
-      expect(await mainGym(['dev', 'test']), err).toBe(0);
-      expect(out).toContain('Found 0 server folders');
+      expect(await mainGym(['dev', 'test']), printed.err).toBe(0);
+      expect(printed.out).toContain('Found 0 server folders');
     } finally {
       process.chdir(cwd);
     }

@@ -5,19 +5,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { captureOutput } from './__fixtures__/captured-output.ts';
 import { SeededRandom } from '../../util/seeded-random.ts';
 import { mainGym } from './tree.ts';
 
-let out = '';
-let err = '';
-beforeEach(() => {
-  out = '';
-  err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-});
-afterEach(() => vi.restoreAllMocks());
+const printed = captureOutput();
 
 type Row = Record<string, unknown>;
 
@@ -66,7 +59,7 @@ describe('gym eval compare', () => {
   it('finds a known improvement, and exits 0', async () => {
     const dir = root();
     const [baseline, candidate] = [writeRun(dir, 'weak', rolloutsOf(weak)), writeRun(dir, 'strong', rolloutsOf(strong))];
-    expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', candidate]), err).toBe(0);
+    expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', candidate]), printed.err).toBe(0);
     expect(readdirSync(join(dir, 'strong')).sort()).toEqual(['compare_report.json', 'compare_report.md', 'rollouts.jsonl']);
     const report = readReport(join(dir, 'strong'));
     expect(report).toMatchObject({ schema_version: '1', baseline: { label: 'weak', metrics_source: 'rollouts', agent_names: ['math_simple_agent'] }, regressions: [] });
@@ -77,8 +70,8 @@ describe('gym eval compare', () => {
     expect(candidateValue.paired_delta_ci_low as number).toBeGreaterThan(0);
     expect(report.comparisons[0].flips[0]).toMatchObject({ mode: 'binary', common_task_count: 40, pass_to_fail_count: expect.any(Number) });
     expect(report.comparisons[0].flips[0].fail_to_pass_count).toBeGreaterThan(report.comparisons[0].flips[0].pass_to_fail_count);
-    expect(out).toMatch(/^mean\/reward\s+\+0\.\d+ \(\+\d+\.\d%\)\s+\[\+0\.\d+, \+0\.\d+\]\s+higher/m);
-    expect(out).toContain('No significant drop of mean/reward.');
+    expect(printed.out).toMatch(/^mean\/reward\s+\+0\.\d+ \(\+\d+\.\d%\)\s+\[\+0\.\d+, \+0\.\d+\]\s+higher/m);
+    expect(printed.out).toContain('No significant drop of mean/reward.');
   });
 
   it('exits 1 on a significant drop, naming it', async () => {
@@ -87,7 +80,7 @@ describe('gym eval compare', () => {
     expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', candidate, '-o', join(dir, 'report'), '--report-format', 'json'])).toBe(1);
     expect(readdirSync(join(dir, 'report'))).toEqual(['compare_report.json']);
     expect(readReport(join(dir, 'report')).regressions).toEqual([expect.objectContaining({ agent: 'math_simple_agent', metric: 'mean/reward', interval: 'paired_over_tasks' })]);
-    expect(out).toMatch(/Regression: math_simple_agent mean\/reward -0\.\d+ \(95% CI \[-0\.\d+, -0\.\d+\]\)/);
+    expect(printed.out).toMatch(/Regression: math_simple_agent mean\/reward -0\.\d+ \(95% CI \[-0\.\d+, -0\.\d+\]\)/);
   });
 
   it('finds no difference between two identical runs', async () => {
@@ -104,12 +97,12 @@ describe('gym eval compare', () => {
     const dir = root();
     const baseline = writeRun(dir, 'all', rolloutsOf(weak));
     expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', writeRun(dir, 'limited', rolloutsOf({ ...weak, tasks: 35 }))])).toBe(2);
-    expect(err).toContain('The runs did not run the same tasks (agent math_simple_agent): the baseline ran 40 tasks and candidate[0] 35; only in the baseline: 35, 36, 37, 38, 39; only in candidate[0]: none.');
+    expect(printed.err).toContain('The runs did not run the same tasks (agent math_simple_agent): the baseline ran 40 tasks and candidate[0] 35; only in the baseline: 35, 36, 37, 38, 39; only in candidate[0]: none.');
     expect(existsSync(join(dir, 'limited', 'compare_report.json'))).toBe(false);
-    err = '';
+    printed.err = '';
     const otherQuestions = writeRun(dir, 'other', rolloutsOf({ ...weak, prompt: (task) => `Name prime number ${task}.` }));
     expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', otherQuestions])).toBe(2);
-    expect(err).toContain('40 of 40 tasks ask something else; task 0: the baseline asks "What is 0 + 0?", candidate[0] asks "Name prime number 0."');
+    expect(printed.err).toContain('40 of 40 tasks ask something else; task 0: the baseline asks "What is 0 + 0?", candidate[0] asks "Name prime number 0."');
     // Upstream's behaviour on request: compared on the common task indices, with a warning.
     expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', otherQuestions, '+allow_task_mismatch=true'])).toBe(0);
     expect(readReport(join(dir, 'other')).warnings[0]).toMatch(/^Different tasks \(agent math_simple_agent\): 40 of 40 tasks ask something else/);
@@ -122,10 +115,10 @@ describe('gym eval compare', () => {
     const sweep = writeRun(dir, 'prompt_b', rolloutsOf({ ...strong, prompt: (task) => `Compute ${task} plus ${task}.` }));
     writeFileSync(join(dir, 'prompt_a', 'rollouts_run.json'), manifest('data/math.jsonl', 'abc'));
     writeFileSync(join(dir, 'prompt_b', 'rollouts_run.json'), manifest('data/math.jsonl', 'abc'));
-    expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', sweep]), err).toBe(0);
+    expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', sweep]), printed.err).toBe(0);
     writeFileSync(join(dir, 'prompt_b', 'rollouts_run.json'), manifest('data/other.jsonl', 'def'));
     expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', sweep])).toBe(2);
-    expect(err).toContain('they read different datasets: the baseline data/math.jsonl, candidate[0] data/other.jsonl');
+    expect(printed.err).toContain('they read different datasets: the baseline data/math.jsonl, candidate[0] data/other.jsonl');
   });
 
   it("reads upstream's aggregate-metrics file and ngym collect's metrics file when they are there", async () => {
@@ -144,7 +137,7 @@ describe('gym eval compare', () => {
     };
     writeFileSync(join(dir, 'upstream', 'rollouts_aggregate_metrics.json'), JSON.stringify([{ agent_ref: { name: 'math_simple_agent' }, ...profile(weak) }]));
     writeFileSync(join(dir, 'ngym', 'rollouts_metrics.json'), JSON.stringify({ rollouts: 160, aggregate_metrics: { math_simple_agent: profile(strong) } }));
-    expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', candidate]), err).toBe(0);
+    expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', candidate]), printed.err).toBe(0);
     const report = readReport(join(dir, 'ngym'));
     expect([report.baseline.metrics_source, report.candidates[0].metrics_source]).toEqual(['aggregate_metrics', 'collect_metrics']);
     expect(report.baseline.aggregate_metrics_fpath).toBe(join(dir, 'upstream', 'rollouts_aggregate_metrics.json'));
@@ -160,17 +153,17 @@ describe('gym eval compare', () => {
     expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', candidate, '--agent', 'math_agent'])).toBe(0);
     expect(readReport(join(dir, 'b')).comparisons.map((comparison: Row) => comparison.baseline_agent)).toEqual(['math_agent']);
     expect(await mainGym(['eval', 'compare', '--baseline', baseline, '--candidates', candidate, '--agent', 'math_agnet'])).toBe(2);
-    expect(err).toContain("Agent 'math_agnet' is not in the baseline run's metrics");
-    expect(err).toContain('(did you mean `math_agent`?)');
+    expect(printed.err).toContain("Agent 'math_agnet' is not in the baseline run's metrics");
+    expect(printed.err).toContain('(did you mean `math_agent`?)');
   });
 
   it('answers exit 2 without its runs, or with a run that is not there', async () => {
     expect(await mainGym(['eval', 'compare', '--candidates', 'b.jsonl'])).toBe(2);
-    expect(err).toContain('gym eval compare needs the runs: --baseline');
-    err = '';
+    expect(printed.err).toContain('gym eval compare needs the runs: --baseline');
+    printed.err = '';
     const dir = root();
     expect(await mainGym(['eval', 'compare', '--baseline', join(dir, 'missing.jsonl'), '--candidates', writeRun(dir, 'b', rolloutsOf(weak))])).toBe(2);
-    expect(err).toContain(`No metrics for the baseline run ${join(dir, 'missing.jsonl')}`);
+    expect(printed.err).toContain(`No metrics for the baseline run ${join(dir, 'missing.jsonl')}`);
   });
 });
 
@@ -181,8 +174,8 @@ describe('gym eval health-check', () => {
   it('exits 0 on a healthy run, writing the reports into the run directory', async () => {
     const dir = root();
     writeRun(dir, 'run', healthy);
-    expect(await mainGym(['eval', 'health-check', join(dir, 'run')]), err).toBe(0);
-    expect(out).toContain('Rollout health: 6 checked, 6 healthy, 0 unhealthy, 0 unobserved');
+    expect(await mainGym(['eval', 'health-check', join(dir, 'run')]), printed.err).toBe(0);
+    expect(printed.out).toContain('Rollout health: 6 checked, 6 healthy, 0 unhealthy, 0 unobserved');
     expect(readdirSync(join(dir, 'run')).sort()).toEqual(['quality_summary.json', 'rollout_verdicts.jsonl', 'rollouts.jsonl']);
   });
 
@@ -190,14 +183,14 @@ describe('gym eval health-check', () => {
     const dir = root();
     writeRun(dir, 'run', faulty);
     expect(await mainGym(['eval', 'health-check', join(dir, 'run')])).toBe(1);
-    expect(out).toContain('Rollout health: 6 checked, 5 healthy, 1 unhealthy, 0 unobserved');
-    expect(out).toContain('  task 1 rollout 0: model_call_zero_completion_tokens (call_id resp_1_0)');
-    out = '';
+    expect(printed.out).toContain('Rollout health: 6 checked, 5 healthy, 1 unhealthy, 0 unobserved');
+    expect(printed.out).toContain('  task 1 rollout 0: model_call_zero_completion_tokens (call_id resp_1_0)');
+    printed.out = '';
     expect(await mainGym(['eval', 'health-check', join(dir, 'run'), '--json'])).toBe(1);
-    expect(JSON.parse(out).run).toMatchObject({ verdicts: { unhealthy: 1 }, issues: { model_call_zero_completion_tokens: 1 } });
-    out = '';
+    expect(JSON.parse(printed.out).run).toMatchObject({ verdicts: { unhealthy: 1 }, issues: { model_call_zero_completion_tokens: 1 } });
+    printed.out = '';
     expect(await mainGym(['eval', 'health-check', join(dir, 'run'), '--ignore', 'model_call_zero_completion_tokens'])).toBe(0);
-    expect(out).toContain('(ignored: model_call_zero_completion_tokens)');
+    expect(printed.out).toContain('(ignored: model_call_zero_completion_tokens)');
   });
 
   it('takes a rollouts file itself, writing <stem>_quality_summary.json beside it', async () => {
@@ -213,23 +206,23 @@ describe('gym eval health-check', () => {
     const dir = root();
     writeRun(dir, 'run', healthy);
     expect(await mainGym(['eval', 'health-check', join(dir, 'nope')])).toBe(2);
-    expect(err).toContain(`Run directory not found: ${join(dir, 'nope')}`);
+    expect(printed.err).toContain(`Run directory not found: ${join(dir, 'nope')}`);
     expect(await mainGym(['eval', 'health-check', join(dir, 'run'), '--rollouts-file', 'other.jsonl'])).toBe(2);
-    expect(err).toContain(`Rollout JSONL not found: ${join(dir, 'run', 'other.jsonl')}`);
+    expect(printed.err).toContain(`Rollout JSONL not found: ${join(dir, 'run', 'other.jsonl')}`);
     expect(await mainGym(['eval', 'health-check', join(dir, 'run'), '--ignore-checks', 'hollow'])).toBe(2);
-    expect(err).toContain('Unknown rollout health check(s): hollow');
+    expect(printed.err).toContain('Unknown rollout health check(s): hollow');
     expect(await mainGym(['eval', 'health-check', join(dir, 'run'), '--workers', '0'])).toBe(2);
-    expect(err).toContain('--workers must be an integer >= 1');
+    expect(printed.err).toContain('--workers must be an integer >= 1');
   });
 
   it('gym eval aggregate health-checks the merged rollouts, unless --no-health-check', async () => {
     const dir = root();
     writeFileSync(join(dir, 'shard-0.jsonl'), faulty.slice(0, 3).map((row) => `${JSON.stringify(row)}\n`).join(''));
     writeFileSync(join(dir, 'shard-1.jsonl'), faulty.slice(3).map((row) => `${JSON.stringify(row)}\n`).join(''));
-    expect(await mainGym(['eval', 'aggregate', '--input-glob', join(dir, 'shard-*.jsonl'), '-o', join(dir, 'merged.jsonl')]), err).toBe(0);
-    expect(out).toContain('Rollout health: 6 checked, 5 healthy, 1 unhealthy, 0 unobserved');
-    out = '';
+    expect(await mainGym(['eval', 'aggregate', '--input-glob', join(dir, 'shard-*.jsonl'), '-o', join(dir, 'merged.jsonl')]), printed.err).toBe(0);
+    expect(printed.out).toContain('Rollout health: 6 checked, 5 healthy, 1 unhealthy, 0 unobserved');
+    printed.out = '';
     expect(await mainGym(['eval', 'aggregate', '--input-glob', join(dir, 'shard-*.jsonl'), '-o', join(dir, 'merged.jsonl'), '--no-health-check'])).toBe(0);
-    expect(out).not.toContain('Rollout health');
+    expect(printed.out).not.toContain('Rollout health');
   });
 });

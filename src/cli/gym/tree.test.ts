@@ -6,19 +6,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { captureOutput } from './__fixtures__/captured-output.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { commandMapping, GROUPS, mainGym } from './tree.ts';
 
-let out = '';
-let err = '';
-beforeEach(() => {
-  out = '';
-  err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-});
-afterEach(() => vi.restoreAllMocks());
+const printed = captureOutput();
 
 const PYTHON = join(PACKAGE_ROOT, '.venv', 'bin', 'python');
 const LEAVES = commandMapping().map((row) => row.gym.replace(/^gym /, ''));
@@ -43,27 +36,27 @@ function upstreamTree(): Record<string, string[]> {
 describe('gym --help', () => {
   it("lists upstream 0.7.0's groups and top-level commands", async () => {
     expect(await mainGym(['--help'])).toBe(0);
-    for (const name of ['list', 'search', 'dataset', 'env', 'eval', 'dev']) expect(out).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+    for (const name of ['list', 'search', 'dataset', 'env', 'eval', 'dev']) expect(printed.out).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     expect(Object.keys(GROUPS)).toEqual(['list', 'dataset', 'env', 'eval', 'dev']);
   });
 
   it('prints the help and exits 1 without a command, as upstream', async () => {
     expect(await mainGym([])).toBe(1);
-    expect(out).toContain('Usage: gym');
+    expect(printed.out).toContain('Usage: gym');
   });
 
   it.each(LEAVES)('gym %s --help describes the command and its flags', async (leaf) => {
     expect(await mainGym([...leaf.split(' '), '--help'])).toBe(0);
     const row = commandMapping().find((candidate) => candidate.gym === `gym ${leaf}`);
-    expect(out).toContain(`Usage: gym ${leaf}`);
-    expect(out.replace(/\s+/g, ' ')).toContain((row?.summary as string).replace(/\s+/g, ' ').slice(0, 40));
+    expect(printed.out).toContain(`Usage: gym ${leaf}`);
+    expect(printed.out.replace(/\s+/g, ' ')).toContain((row?.summary as string).replace(/\s+/g, ' ').slice(0, 40));
   });
 
   it('rejects an unknown command or flag with a suggestion, exit 2', async () => {
     expect(await mainGym(['env', 'strat'])).toBe(2);
-    expect(err).toContain("unknown command 'strat'");
+    expect(printed.err).toContain("unknown command 'strat'");
     expect(await mainGym(['env', 'start', '--modle', 'x'])).toBe(2);
-    expect(err).toContain("unknown option '--modle'");
+    expect(printed.err).toContain("unknown option '--modle'");
   });
 
   it.skipIf(!existsSync(PYTHON))("has every command and flag of upstream's tree (project venv)", async () => {
@@ -71,9 +64,9 @@ describe('gym --help', () => {
     expect([...LEAVES].sort()).toEqual(Object.keys(upstream).sort());
     const missing: string[] = [];
     for (const [command, options] of Object.entries(upstream)) {
-      out = '';
+      printed.out = '';
       expect(await mainGym([...command.split(' '), '--help'])).toBe(0);
-      const ours = new Set([...out.matchAll(/(?:^|[\s,])(--?[a-z][a-z0-9-]*)/gm)].map((match) => match[1]));
+      const ours = new Set([...printed.out.matchAll(/(?:^|[\s,])(--?[a-z][a-z0-9-]*)/gm)].map((match) => match[1]));
       missing.push(...options.filter((option) => !ours.has(option)).map((option) => `gym ${command} ${option}`));
     }
     expect(missing).toEqual([]);
@@ -90,46 +83,46 @@ describe('commands that need NVIDIA services answer with a clear error', () => {
     [['eval', 'submit', '-c', 'job.yaml'], 'cluster scheduler'],
   ])('gym %j', async (args, message) => {
     expect(await mainGym(args)).toBe(1);
-    expect(err).toContain(message);
+    expect(printed.err).toContain(message);
   });
 });
 
 describe('gym list and gym search', () => {
   it('lists every environment package with its domain and description', async () => {
     expect(await mainGym(['list', 'environments', '--json'])).toBe(0);
-    const listed = JSON.parse(out) as { name: string; domain: string; configs: string[] }[];
+    const listed = JSON.parse(printed.out) as { name: string; domain: string; configs: string[] }[];
     expect(listed.map((entry) => entry.name)).toEqual(expect.arrayContaining(['example_single_tool_call', 'mcqa', 'math_with_judge', 'workplace_assistant']));
     expect(listed.find((entry) => entry.name === 'mcqa')).toMatchObject({ domain: 'knowledge', configs: ['environments/mcqa/config.yaml'] });
   });
 
   it('inspects one component, and suggests a name for a typo', async () => {
     expect(await mainGym(['list', 'environments', 'mcqa'])).toBe(0);
-    expect(out).toContain('mcqa_simple_agent: example (example) resources_servers/mcqa/data/example.jsonl');
+    expect(printed.out).toContain('mcqa_simple_agent: example (example) resources_servers/mcqa/data/example.jsonl');
     expect(await mainGym(['list', 'resources-servers', 'mcqq'])).toBe(1);
-    expect(err).toContain("No resources-server named 'mcqq' (did you mean `mcqa`?)");
+    expect(printed.err).toContain("No resources-server named 'mcqq' (did you mean `mcqa`?)");
   });
 
   it('lists agents and models, and filters by domain (benchmarks: benchmark.test.ts)', async () => {
     expect(await mainGym(['list', 'agents'])).toBe(0);
-    expect(out).toMatch(/^simple_agent\b/m);
+    expect(printed.out).toMatch(/^simple_agent\b/m);
     expect(await mainGym(['list', 'models'])).toBe(0);
-    expect(out).toMatch(/^replay_model\b/m);
-    out = '';
+    expect(printed.out).toMatch(/^replay_model\b/m);
+    printed.out = '';
     expect(await mainGym(['list', 'environments', '--domain', 'math', '--json'])).toBe(0);
-    expect((JSON.parse(out) as { domain: string }[]).every((entry) => entry.domain === 'math')).toBe(true);
+    expect((JSON.parse(printed.out) as { domain: string }[]).every((entry) => entry.domain === 'math')).toBe(true);
     expect(await mainGym(['list', 'environments', '--modality', 'text'])).toBe(1);
   });
 
   it('searches environments by default, or the type given', async () => {
     expect(await mainGym(['search', 'math', '--json'])).toBe(0);
-    const found = (JSON.parse(out) as { name: string }[]).map((entry) => entry.name);
+    const found = (JSON.parse(printed.out) as { name: string }[]).map((entry) => entry.name);
     expect(found).toEqual(expect.arrayContaining(['math_with_judge', 'math_with_code']));
     expect(found).not.toContain('mcqa');
-    out = '';
+    printed.out = '';
     expect(await mainGym(['search', 'models', 'replay'])).toBe(0);
-    expect(out).toMatch(/^replay_model\b/m);
+    expect(printed.out).toMatch(/^replay_model\b/m);
     expect(await mainGym(['search'])).toBe(1);
-    expect(err).toContain('gym search needs a query');
+    expect(printed.err).toContain('gym search needs a query');
   });
 });
 
