@@ -16,6 +16,7 @@ const LAYERS = [
   ['rollouts'],
   ['data'],
   ['viewer'],
+  ['exporters'],
   ['cli'],
   ['testing', 'runtime\\.ts', 'moved\\.ts', 'index\\.ts'],
 ];

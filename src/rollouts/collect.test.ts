@@ -213,8 +213,10 @@ describe('collectRollouts', () => {
     await expect(collectRollouts({ ...options, resume: true, numRepeats: 2 }).done()).rejects.toThrow(/Cannot resume: num_repeats was 1, now 2/);
     appendFileSync(input, `${JSON.stringify(rows(3)[2])}\n`);
     await expect(collectRollouts({ ...options, resume: true }).done()).rejects.toThrow(/changed since the run started/);
+    const staleAggregate = writeJsonl(join(dir, 'out_aggregate_metrics.json'), []);
     const again = await collectRollouts({ ...options, overwrite: true }).done();
     expect(again.completed).toBe(3);
+    expect(existsSync(staleAggregate), 'a run started over removes the last run\'s aggregate metrics').toBe(false);
   });
 
   it('resumes: skips what is done, cuts a torn last line, and retries earlier failures', async () => {

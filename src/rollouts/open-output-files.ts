@@ -4,7 +4,7 @@
  * output into the metrics so that resume skips them.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { NgymError } from '../errors.ts';
 import type { MetricsAccumulator } from '../metrics/rollout-metrics.ts';
@@ -68,6 +68,8 @@ export async function openOutputFiles(
   } else {
     writeFileSync(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
   }
+  // A run started over must not leave the last run's aggregate file for `gym eval compare` to read.
+  if (!resumed) rmSync(paths.aggregateMetrics, { force: true });
   const output = await JsonlAppender.open(paths.output, { truncate: !resumed });
   const done = resumed ? await readCompletedRollouts(paths.output, (row) => metrics.add(row)) : new CompletedRollouts();
   // Failures of an earlier attempt are retried now, so the failures file lists only what still fails.

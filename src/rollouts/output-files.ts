@@ -2,7 +2,8 @@
  * The files of a collection run, beside the output `<stem>.jsonl`:
  *   `<stem>_failures.jsonl`  rollouts that failed after their retries (never scored into the output),
  *   `<stem>_metrics.json`    metrics of the whole output,
- *   `<stem>_run.json`        what the run was started with, so `+resume=true` can refuse a different input.
+ *   `<stem>_run.json`        what the run was started with, so `+resume=true` can refuse a different input,
+ *   `<stem>_aggregate_metrics.json`  upstream's per-agent aggregate metrics, written when the run ends.
  *
  * Appends are crash-safe: lines are written whole by single `write` calls on an O_APPEND descriptor, so a
  * process killed at any point (even SIGKILL) leaves whole lines plus at most one torn last line, which
@@ -19,12 +20,13 @@ export interface OutputPaths {
   failures: string;
   metrics: string;
   manifest: string;
+  aggregateMetrics: string;
 }
 
 export function outputPathsFor(outputPath: string): OutputPaths {
   const absolute = resolve(outputPath);
   const stem = absolute.replace(/\.jsonl$/, '');
-  return { output: absolute, failures: `${stem}_failures.jsonl`, metrics: `${stem}_metrics.json`, manifest: `${stem}_run.json` };
+  return { output: absolute, failures: `${stem}_failures.jsonl`, metrics: `${stem}_metrics.json`, manifest: `${stem}_run.json`, aggregateMetrics: `${stem}_aggregate_metrics.json` };
 }
 
 /**

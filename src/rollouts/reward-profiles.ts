@@ -30,3 +30,14 @@ export function rewardProfiles(rows: Iterable<Row>): Record<string, AggregateMet
   }
   return Object.fromEntries([...byAgent].map(([agent, verifyResponses]) => [agent, computeAggregateMetrics(verifyResponses)]));
 }
+
+export interface AgentEntry extends Row {
+  agent_ref: { name: string };
+}
+
+const ENTRY_FIELDS = ['agent_metrics', 'key_metrics', 'group_level_metrics', 'repeat_level_metrics', 'perf_summary'];
+
+/** One agent's entry of upstream's `<stem>_aggregate_metrics.json` (a list of these), from its metrics. */
+export function aggregateMetricsEntry(agent: string, metrics: Row): AgentEntry {
+  return { agent_ref: { name: agent }, ...Object.fromEntries(ENTRY_FIELDS.filter((field) => field in metrics).map((field) => [field, metrics[field]])) };
+}

@@ -160,7 +160,7 @@ function findMetrics(rollouts: string, role: RunFile['role'], override: string |
     if (!existsSync(path)) throw new NgymError('NGYM_INPUT_INVALID', `Aggregate metrics not found: ${path} (the ${role}'s metrics file given).`);
     return { source: 'aggregate_metrics', path, entries: agentEntries(readJsonFile(path), path) };
   }
-  const aggregatePath = `${rollouts.replace(/\.jsonl$/, '')}_aggregate_metrics.json`;
+  const aggregatePath = outputPathsFor(rollouts).aggregateMetrics;
   if (existsSync(aggregatePath)) return { source: 'aggregate_metrics', path: aggregatePath, entries: agentEntries(readJsonFile(aggregatePath), aggregatePath) };
   const metricsPath = outputPathsFor(rollouts).metrics;
   const collected = collectMetricsOf(metricsPath);

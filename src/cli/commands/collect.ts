@@ -3,9 +3,12 @@ import { existsSync } from 'node:fs';
 import * as z from 'zod';
 import { ServerClient } from '../../client/server-client.ts';
 import { type GlobalConfig, loadGlobalConfig } from '../../config/global-config.ts';
+import { MemoryBudgetValue } from '../../config/schemas.ts';
 import { benchmarkRoots, findUnderRoots } from '../../data/benchmarks.ts';
 import { collectionPrompt } from '../../data/collection-prompt.ts';
 import { describeError } from '../../errors.ts';
+import { recordCollection } from '../../exporters/record-collection.ts';
+import { trackingSettings } from '../../exporters/tracking-config.ts';
 import { type CollectionSummary, collectRollouts, DEFAULT_STALL_TIMEOUT_SECONDS } from '../../rollouts/collect.ts';
 import { QueueSettings } from '../../rollouts/queue/connection.ts';
 import { STALL_POLICIES } from '../../rollouts/stall-watch.ts';
@@ -29,6 +32,10 @@ const Parameters = z.object({
     .nullable()
     .default(null)
     .describe('Rollouts in flight at once (null: no cap; with +queue.url, jobs in the queue at once, default 1024).'),
+  memory_budget: MemoryBudgetValue.optional().meta({
+    description: "Start no rollout while this collector holds this much resident memory (2GiB, 512MiB, 75% of its cgroup's or machine's memory; null: no budget).",
+    shownDefault: '80%',
+  }),
   responses_create_params: z.record(z.string(), z.unknown()).default({}).describe('Overrides merged into each row, e.g. +responses_create_params.temperature=0.7.'),
   prompt_config: z
     .string()
@@ -148,6 +155,12 @@ When the run ends the output's rollouts are health-checked (hollow turns, zero-t
 generations, failed model calls, rewards outside [0, 1] or +health_check_reward_range) and the summary is
 printed; \`gym eval health-check\` gives the details. +disable_health_check=true skips it.
 
+Upstream's <output stem>_aggregate_metrics.json (each agent's /aggregate_metrics entry) is written too.
+With +mlflow_tracking_uri, +mlflow_experiment_name and +mlflow_run_name (MLflow) or +wandb_project,
++wandb_name and +wandb_api_key (W&B), the run (config with secrets redacted, metrics, per-task table, the first
++upload_rollouts_limit rollouts) is logged there at the end; a tracker that fails is a warning, never a failed
+run (docs/evaluation.md, "Experiment tracking").
+
 Invalid input lines (malformed JSON, no responses_create_params, unknown agent, a field the prompt config
 names but the row lacks, an input the prompt config would replace) are reported with their line numbers and
 skipped; the command then exits 1.
@@ -161,6 +174,8 @@ Example:
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
     const parameters = readParameters(globalConfig, Parameters);
+    // Read now, so a malformed tracking key stops the command before any rollout runs.
+    const tracking = trackingSettings(globalConfig);
     const queue = parameters.queue === undefined ? undefined : queueExecutor(parameters.queue, parameters, (text) => process.stderr.write(text));
     const client = await connectToGym(globalConfig, queue !== undefined);
     const roots = () => benchmarkRoots(globalConfig.dict);
@@ -178,6 +193,8 @@ Example:
       // An explicit +num_repeats=null means collectRollouts' own default, as an absent one does.
       numRepeats: parameters.num_repeats ?? undefined,
       concurrency: parameters.num_samples_in_parallel ?? (queue === undefined ? null : DEFAULT_QUEUE_IN_FLIGHT),
+      // MemoryBudgetValue refused numbers (no unit): what is left is a string or null.
+      memoryBudget: parameters.memory_budget as string | null | undefined,
       responsesCreateParams: parameters.responses_create_params,
       prompt: prompt?.prompt,
       ordered: parameters.ordered,
@@ -200,7 +217,10 @@ Example:
     };
     process.on('SIGINT', interrupt);
     try {
-      return reportSummary(await collection.done(), (text) => process.stdout.write(text));
+      const summary = await collection.done();
+      const code = reportSummary(summary, (text) => process.stdout.write(text));
+      await recordCollection(globalConfig, summary, tracking, { write: (text) => process.stdout.write(text), warn: (line) => process.stderr.write(`Warning: ${line}\n`) });
+      return code;
     } finally {
       process.off('SIGINT', interrupt);
       await queue?.connection.quit();

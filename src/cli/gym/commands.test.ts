@@ -154,8 +154,11 @@ describe('gym eval (offline)', () => {
     expect(readJsonlRows(output).map((row) => [row._ng_task_index, row._ng_rollout_index])).toEqual([[0, 0], [0, 1], [1, 0], [1, 1]]);
     const metrics = JSON.parse(readFileSync(join(root, 'all_metrics.json'), 'utf8'));
     expect(metrics).toMatchObject({ rollouts: 4, tasks: 2, metrics: { reward: 0.75, 'pass@1': 0.75, 'pass@2': 1 } });
-    const profiles = JSON.parse(readFileSync(join(root, 'all_aggregate_metrics.json'), 'utf8'));
-    expect(profiles.a_agent.key_metrics['mean/reward']).toBe(0.75);
+    // Upstream's format: a list of per-agent entries named by agent_ref.
+    const [entry, ...others] = JSON.parse(readFileSync(join(root, 'all_aggregate_metrics.json'), 'utf8'));
+    expect(others).toEqual([]);
+    expect(entry.agent_ref).toEqual({ name: 'a_agent' });
+    expect(entry.key_metrics['mean/reward']).toBe(0.75);
     expect(await mainGym(['eval', 'aggregate', '-i', join(root, 'none-*.jsonl'), '-o', output])).toBe(1);
     expect(printed.err).toContain('No rollout shards match');
   });

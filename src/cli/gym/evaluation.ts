@@ -17,7 +17,7 @@ import { isDict } from '../../config/tree.ts';
 import { NgymError } from '../../errors.ts';
 import { readJsonl } from '../../rollouts/jsonl.ts';
 import { JsonlAppender, outputPathsFor } from '../../rollouts/output-files.ts';
-import { rewardProfiles } from '../../rollouts/reward-profiles.ts';
+import { aggregateMetricsEntry, rewardProfiles } from '../../rollouts/reward-profiles.ts';
 import { checkRolloutsHealth, formatHealthReport } from '../../rollouts/rollout-health.ts';
 import { computeMetrics } from '../../metrics/rollout-metrics.ts';
 import { headServerClient, readParameters } from '../command.ts';
@@ -81,8 +81,9 @@ export async function aggregateRollouts(args: string[]): Promise<number> {
   if (parameters.merge_shards) writeFileSync(paths.output, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
   const metrics = metricsOf(rows);
   writeFileSync(paths.metrics, `${JSON.stringify(metrics, null, 2)}\n`);
-  const aggregatePath = paths.output.replace(/\.jsonl$/, '_aggregate_metrics.json');
-  writeFileSync(aggregatePath, `${JSON.stringify(rewardProfiles(rows), null, 2)}\n`);
+  const aggregatePath = paths.aggregateMetrics;
+  const entries = Object.entries(rewardProfiles(rows)).map(([agent, profile]) => aggregateMetricsEntry(agent, profile as unknown as Record<string, unknown>));
+  writeFileSync(aggregatePath, `${JSON.stringify(entries, null, 2)}\n`);
   write(`${metrics.rollouts} rollouts over ${metrics.tasks} tasks: ${formatMetrics(metrics.metrics)}\n`);
   write(`${parameters.merge_shards ? `Rollouts: ${paths.output}\n` : ''}Metrics: ${paths.metrics}\nAggregate metrics: ${aggregatePath}\n`);
   if (parameters.merge_shards && !parameters.disable_health_check) {

@@ -4,7 +4,7 @@
  * `gym eval reverify` (a stateful environment re-scored by replaying its tool calls), `gym eval run` starting
  * its own servers, and `gym env test <environment>`.
  */
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +90,10 @@ describe('gym eval run and gym env test on their own', () => {
     ]);
     expect(result.code, result.stderr).toBe(0);
     expect(readJsonlRows(output).sort((a, b) => a._ng_task_index - b._ng_task_index).map((row) => row.reward)).toEqual([1, 1, 1, 1, 0]);
+    // Upstream's aggregate-metrics file beside the rollouts: a list of per-agent entries.
+    const aggregate = JSON.parse(readFileSync(join(dir, 'weather_aggregate_metrics.json'), 'utf8'));
+    expect(aggregate.map((entry: { agent_ref: unknown }) => entry.agent_ref)).toEqual([{ name: 'example_single_tool_call_simple_agent' }]);
+    expect(aggregate[0].agent_metrics['mean/reward']).toBeCloseTo(0.8);
   }, 90_000);
 
   it('env test <environment> runs the tests of its resources server', async () => {
