@@ -84,8 +84,10 @@ export const HUNGRY_BYTES_PER_VERIFY = 4 * 2 ** 20;
 /**
  * `ngym run` of a stack like startStack's whose resources server, `hungry`, holds on to HUNGRY_BYTES_PER_VERIFY more
  * memory with every verify (reward 1, no tools); its agent is `hungry_simple_agent`. `env` is ngym run's environment.
+ * With `holdMs`, each verify holds its bytes only while it works, that long: memory grows with the verifies in
+ * flight instead. `args` go to ngym run.
  */
-export function startHungryStack(modelUrl: string, env: NodeJS.ProcessEnv = {}): Promise<GymProcess> {
+export function startHungryStack(modelUrl: string, env: NodeJS.ProcessEnv = {}, options: { holdMs?: number; args?: string[] } = {}): Promise<GymProcess> {
   const root = mkdtempSync(join(tmpdir(), 'ngym-hungry-'));
   mkdirSync(join(root, 'resources_servers', 'hungry'), { recursive: true });
   writeFileSync(join(root, 'package.json'), '{"type": "module"}\n');
@@ -93,7 +95,9 @@ export function startHungryStack(modelUrl: string, env: NodeJS.ProcessEnv = {}):
     join(root, 'resources_servers', 'hungry', 'app.ts'),
     `import { defineResourcesServer } from ${JSON.stringify(join(PACKAGE_ROOT, 'src', 'index.ts'))};\n` +
       `const held: Buffer[] = [];\n` +
-      `export default defineResourcesServer({ className: 'Hungry', verify: () => { held.push(Buffer.alloc(${HUNGRY_BYTES_PER_VERIFY}, 1)); return { reward: 1 }; } });\n`,
+      (options.holdMs === undefined
+        ? `export default defineResourcesServer({ className: 'Hungry', verify: () => { held.push(Buffer.alloc(${HUNGRY_BYTES_PER_VERIFY}, 1)); return { reward: 1 }; } });\n`
+        : `export default defineResourcesServer({ className: 'Hungry', verify: async () => { const work = Buffer.alloc(${HUNGRY_BYTES_PER_VERIFY}, 1); await new Promise((resolve) => setTimeout(resolve, ${options.holdMs})); return { reward: work[0] }; } });\n`),
   );
   writeFileSync(
     join(root, 'hungry.yaml'),
@@ -118,6 +122,7 @@ export function startHungryStack(modelUrl: string, env: NodeJS.ProcessEnv = {}):
       `+policy_base_url=${modelUrl}`,
       '+policy_api_key=test-key',
       '+policy_model_name=test-model',
+      ...(options.args ?? []),
     ],
     { cwd: root, env },
   );

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { SERVER_TYPES, type ServerType } from '../protocol/server-types.ts';
+import { parseMemoryBudget } from '../util/memory-budget.ts';
 
 /** Upstream 0.7.0's `Domain` (nemo_gym/config_types.py), every value: an upstream config must load here. */
 export const Domain = z.enum([
@@ -40,27 +41,37 @@ export const License = z.enum([
 export const DatasetType = z.enum(['train', 'validation', 'example', 'benchmark']);
 export type DatasetType = z.infer<typeof DatasetType>;
 
-export const DatasetConfig = z
-  .looseObject({
-    name: z.string(),
-    type: DatasetType,
-    jsonl_fpath: z.string(),
-    num_repeats: z.number().int().min(1, 'Input should be greater than or equal to 1').default(1),
-    gitlab_identifier: z
-      .looseObject({ dataset_name: z.string(), version: z.string(), artifact_fpath: z.string() })
-      .nullable()
-      .default(null),
-    huggingface_identifier: z
-      .looseObject({ repo_id: z.string(), artifact_fpath: z.string().nullable().optional() })
-      .nullable()
-      .default(null),
-    license: License.nullable().default(null),
-  })
-  .superRefine((dataset, context) => {
-    if ((dataset.type === 'train' || dataset.type === 'validation') && dataset.license === null) {
-      context.addIssue({ code: 'custom', path: ['license'], message: `A license is required for ${dataset.name}` });
-    }
-  });
+/** Upstream 0.7.0 reads a `benchmark` dataset as BenchmarkDatasetConfig, which has no license and ignores one (financebench's). */
+function withoutBenchmarkLicense(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || (value as { type?: unknown }).type !== 'benchmark' || !('license' in value)) return value;
+  const { license: _ignored, ...rest } = value as Record<string, unknown>;
+  return rest;
+}
+
+export const DatasetConfig = z.preprocess(
+  withoutBenchmarkLicense,
+  z
+    .looseObject({
+      name: z.string(),
+      type: DatasetType,
+      jsonl_fpath: z.string(),
+      num_repeats: z.number().int().min(1, 'Input should be greater than or equal to 1').default(1),
+      gitlab_identifier: z
+        .looseObject({ dataset_name: z.string(), version: z.string(), artifact_fpath: z.string() })
+        .nullable()
+        .default(null),
+      huggingface_identifier: z
+        .looseObject({ repo_id: z.string(), artifact_fpath: z.string().nullable().optional() })
+        .nullable()
+        .default(null),
+      license: License.nullable().default(null),
+    })
+    .superRefine((dataset, context) => {
+      if ((dataset.type === 'train' || dataset.type === 'validation') && dataset.license === null) {
+        context.addIssue({ code: 'custom', path: ['license'], message: `A license is required for ${dataset.name}` });
+      }
+    }),
+);
 export type DatasetConfig = z.infer<typeof DatasetConfig>;
 
 export const ServerRef = z.looseObject({ type: z.enum(SERVER_TYPES), name: z.string() });
@@ -72,6 +83,19 @@ export const AgentServerRef = z.looseObject({ type: z.literal('responses_api_age
 
 /** The entry key that lets deliberate extra keys through (unknown keys are errors otherwise). */
 export const ALLOW_EXTRA_KEYS = 'allow_extra_keys';
+
+/** A `memory_budget`: an amount with a unit or a share, checked as parseMemoryBudget reads it; null for none. */
+export const MemoryBudgetValue = z
+  // A number is read too, to say that it lacks its unit.
+  .union([z.string(), z.number()])
+  .nullable()
+  .superRefine((value, context) => {
+    try {
+      parseMemoryBudget(value, '');
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message.replace(/^: /, '') });
+    }
+  });
 
 /** Keys every launched server has (host and port are filled in before launch). */
 export const BaseServerConfig = z.looseObject({
@@ -85,6 +109,8 @@ export const BaseServerConfig = z.looseObject({
   body_read_timeout_seconds: z.number().positive().nullable().optional(),
   /** Largest request body in MiB (answered 413 beyond it); null disables the limit. */
   max_request_body_mb: z.number().positive().nullable().optional(),
+  /** Resident memory above which requests that bring work wait (`2GiB`, `512MiB`, `75%`; null: none); src/util/memory-budget.ts. */
+  memory_budget: MemoryBudgetValue.optional(),
   /** Keys of the entry that its server's schema does not declare but code of the user reads: `true` lets any through. */
   [ALLOW_EXTRA_KEYS]: z.union([z.boolean(), z.array(z.string())]).optional(),
 });
@@ -100,6 +126,7 @@ export function instanceEntrySchema(serverType: ServerType) {
     datasets: z.array(DatasetConfig).nullable().optional(),
     /** Processes `ngym run` starts for this entry (each on its own ports); clients spread sessions over them. */
     replicas: z.number().int().min(1, 'Input should be greater than or equal to 1').nullable().optional(),
+    memory_budget: MemoryBudgetValue.optional(),
   });
 }
 

@@ -28,6 +28,11 @@ export interface CollectOptions {
   numRepeats?: number;
   /** Rollouts in flight at once; null or 0 for no cap. */
   concurrency?: number | null;
+  /**
+   * No new rollout starts while this process holds this much resident memory (`2GiB`, `512MiB`, `75%` of its
+   * cgroup's or machine's memory; docs/configuration.md); null: no budget; absent: 80% of that memory.
+   */
+  memoryBudget?: string | null;
   /** Shallow-merged over each row's `responses_create_params`. */
   responsesCreateParams?: Record<string, unknown>;
   /**

@@ -22,6 +22,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerClient } from '../client/server-client.ts';
 import { MetricsAccumulator, type RolloutMetrics } from '../metrics/rollout-metrics.ts';
+import { configuredBudgetBytes } from '../util/memory-budget.ts';
+import { MemoryGate } from '../util/memory-gate.ts';
 import { Admission } from './admission.ts';
 import { checkedRepeats, type CollectOptions, connectClient } from './collect-options.ts';
 import { CollectionTally } from './collection-tally.ts';
@@ -107,6 +109,8 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
   private async run(): Promise<CollectionSummary> {
     const options = this.options;
     const numRepeats = checkedRepeats(options);
+    // Checked before anything is opened: a budget that can never admit a rollout is a config error.
+    const memory = collectorMemoryGate(options.memoryBudget, () => tally.report());
     const client = await connectClient(options);
     const tracing = await CollectionTracing.start(client);
     const executor = options.executor;
@@ -118,7 +122,8 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const tally = new CollectionTally(metrics, progress);
     const stalls = startStallHandling(options, this.signal);
     const writer = new OutcomeWriter(files, options, this.signal);
-    const admission = new Admission(options.concurrency, this.outcomes, writer, this.signal);
+    const admission = new Admission(options.concurrency, this.outcomes, writer, this.signal, memory);
+    tally.watchAdmission(() => admission.waitingForMemory);
 
     progress.start(undefined);
     await executor?.start(files?.runId ?? randomUUID(), files?.resumed ?? false);
@@ -157,6 +162,15 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const health = paths !== undefined && files !== undefined && options.healthCheck !== false ? await checkOutputHealth(paths.output, options.healthCheck ?? {}, options.warn ?? ((message) => process.stderr.write(`${message}\n`))) : undefined;
     return { paths, ...tally.counts, invalidInputs: tally.invalidInputs, stoppedBecause: this.signal.reason, metrics: totals, aggregateMetrics, health };
   }
+}
+
+/** The collector's own admission by memory; a budget it is already over is a config error before anything starts. */
+function collectorMemoryGate(setting: string | null | undefined, onHold: () => void): MemoryGate | undefined {
+  const budget = configuredBudgetBytes(setting, undefined);
+  if (budget === null) return undefined;
+  const gate = new MemoryGate({ budgetBytes: budget, onHold });
+  gate.checkReachable('the collector');
+  return gate;
 }
 
 export function collectRollouts(options: CollectOptions): RolloutCollection {

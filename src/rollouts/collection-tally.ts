@@ -26,6 +26,7 @@ export class CollectionTally {
   private rewardTotal = 0;
   /** Rollouts of each started task not yet in. */
   private readonly unsettled = new Map<number, number>();
+  private waitingForMemory: () => number = () => 0;
 
   constructor(
     private readonly metrics: MetricsAccumulator,
@@ -34,6 +35,11 @@ export class CollectionTally {
 
   get invalidCount(): number {
     return this.invalidLines;
+  }
+
+  /** Where the progress line reads the rollouts held back by the memory budget. */
+  watchAdmission(waiting: () => number): void {
+    this.waitingForMemory = waiting;
   }
 
   countInvalid(invalid: InvalidInput): void {
@@ -76,9 +82,12 @@ export class CollectionTally {
 
   report(): void {
     const counts = this.counts;
+    const waiting = this.waitingForMemory();
     this.progress.update(counts.completed + counts.skipped + counts.failed, {
       failed: counts.failed,
       reward: counts.completed > 0 ? (this.rewardTotal / counts.completed).toFixed(3) : '-',
+      // Only while admission holds rollouts back: the line stays as it was otherwise.
+      ...(waiting > 0 ? { waiting_for_memory: waiting } : {}),
     });
   }
 }

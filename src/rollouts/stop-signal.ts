@@ -4,10 +4,17 @@
  */
 export class StopSignal {
   private why: string | undefined;
+  private readonly controller = new AbortController();
 
   /** The first reason is kept: it is the one the summary reports. */
   stop(reason: string): void {
     this.why ??= reason;
+    this.controller.abort();
+  }
+
+  /** Aborts when the run begins stopping, for waits that should end then (admission by memory). */
+  get abortSignal(): AbortSignal {
+    return this.controller.signal;
   }
 
   get stopping(): boolean {

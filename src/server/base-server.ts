@@ -10,6 +10,7 @@ import { BaseServerConfig, Domain } from '../config/schemas.ts';
 import { AUTH_TOKEN_KEY, authTokenOf } from '../client/auth-token.ts';
 import { createServerApp, maxBodyBytesOf, type ServerApp, type ServerEnv, sessionIdOf } from './http-app.ts';
 import type { Logger } from '../util/logger.ts';
+import { configuredBudgetBytes, MEMORY_BUDGET_KEY } from '../util/memory-budget.ts';
 import { markServerDefinition, type ServerDefinition, type ServerSetupContext } from './server-definition.ts';
 import type { ServerType } from '../protocol/server-types.ts';
 import { TELEMETRY_KEY, telemetrySettings } from '../telemetry/settings.ts';
@@ -46,6 +47,7 @@ async function createAppFor(kind: ServerType, className: string, context: Server
     logger: context.logger,
     metrics: telemetry.metrics,
     tracer: serviceTracer({ name: config.name, type: kind }),
+    memoryBudgetBytes: configuredBudgetBytes(config.memory_budget, context.globalConfig.dict[MEMORY_BUDGET_KEY], `${config.name}.${MEMORY_BUDGET_KEY}`),
   });
 }
 

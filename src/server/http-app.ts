@@ -1,7 +1,7 @@
 /**
  * What every Gym server shares: `GET /` liveness, Prometheus `GET /metrics` and a span per request in the caller's
- * trace (observe-requests.ts), the session cookie on every response, a per-request time limit, and the one place
- * where errors become HTTP answers:
+ * trace (observe-requests.ts), admission by memory (admission.ts), the session cookie on every response, a
+ * per-request time limit, and the one place where errors become HTTP answers:
  *   - a body that fails its schema: 422 `{"detail": [{type, loc, msg, input}]}` (FastAPI's shape);
  *   - an NgymError with a 4xx status, or another server's refusal (502 NGYM_UPSTREAM_REJECTED): that status,
  *     `{"detail": message}`;
@@ -14,6 +14,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { timeout } from 'hono/timeout';
+import { admissionMiddleware, serverMemoryGate } from './admission.ts';
 import { authMiddleware } from './auth.ts';
 import { ERROR_CODE_HEADER, errorCodeOf, NgymError } from '../errors.ts';
 import { RequestValidationError } from '../protocol/validation.ts';
@@ -50,6 +51,8 @@ export interface ServerAppOptions {
   metrics?: boolean;
   /** This server's tracer when tracing is on: every request gets its span in the caller's trace. */
   tracer?: Tracer;
+  /** Requests that bring work wait while this process holds this many resident bytes or more (admission.ts); null or absent: never. */
+  memoryBudgetBytes?: number | null;
 }
 
 const MIB = 1024 * 1024;
@@ -103,6 +106,9 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   if (options.authToken !== undefined) app.use(authMiddleware(options.authToken));
   const maxBodyBytes = options.maxBodyBytes === undefined ? maxBodyBytesOf(undefined) : options.maxBodyBytes;
   if (maxBodyBytes !== null) app.use(bodyLimitMiddleware(maxBodyBytes));
+  // After the refusals (401, 413), which cost no memory; before the time limit, which counts the work only.
+  const memoryGate = serverMemoryGate(options.instanceName, options.memoryBudgetBytes ?? null, options.logger, metrics);
+  if (memoryGate !== undefined) app.use(admissionMiddleware(memoryGate));
   const cookieName = sessionCookieName(options.className, options.instanceName);
   const signer = new SessionSigner(options.sessionSecret ?? cookieName);
 

@@ -54,6 +54,8 @@ export class ServerMetrics {
   private readonly inFlight: PromClient.Gauge<'http_request_method'>;
   private readonly duration: PromClient.Histogram<'http_request_method' | 'http_route' | 'http_response_status_code'>;
   private readonly failures: PromClient.Counter<'http_route' | 'error_type'>;
+  private readonly admissionWaits: PromClient.Counter;
+  private waitingForMemory: () => number = () => 0;
   /** Label children by their values: prom-client would hash the labels object on every request otherwise. */
   private readonly durationChildren = new Map<string, PromClient.Histogram.Internal<string>>();
   private readonly inFlightChildren = new Map<string, PromClient.Gauge.Internal<string>>();
@@ -77,6 +79,29 @@ export class ServerMetrics {
       labelNames: ['http_route', 'error_type'],
       registers,
     });
+    this.admissionWaits = new client.Counter({
+      name: 'gym_admission_waits_total',
+      help: 'Requests that had to wait before starting because this server was over its memory_budget.',
+      registers,
+    });
+    const waitingNow = () => this.waitingForMemory();
+    new client.Gauge({
+      name: 'gym_admission_waiting',
+      help: 'Requests waiting now for this server to fall under its memory_budget.',
+      registers,
+      collect() {
+        this.set(waitingNow());
+      },
+    });
+  }
+
+  admissionWaited(): void {
+    this.admissionWaits.inc();
+  }
+
+  /** Where each scrape reads the requests waiting for memory. */
+  watchAdmission(waiting: () => number): void {
+    this.waitingForMemory = waiting;
   }
 
   get contentType(): string {

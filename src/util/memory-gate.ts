@@ -1,0 +1,188 @@
+/**
+ * Admission by memory: new work starts only while this process's resident memory is under its budget; above it,
+ * work waits in arrival order (nothing is refused) and starts again once memory falls back under it.
+ *
+ * Memory is only measured after the work admitted has allocated it, so a burst admitted at once could overshoot
+ * the budget by everything it allocates. Near the budget (past half of it) admission is therefore also bounded
+ * by a window of work in flight, as TCP bounds the data in flight: while full, it doubles with each window's worth
+ * of work that ends under the budget until memory first goes over, then grows by one per window's worth; a reading
+ * over the budget halves it to what was in flight. Far under the budget only the memory reading is checked.
+ *
+ * Over the budget, a full garbage collection is forced (at most once a second): freed buffers go back to the system
+ * only once their objects are collected, and with no work admitted nothing would allocate enough to collect them.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { ConfigError } from '../errors.ts';
+import { describeBytes, MEMORY_BUDGET_KEY } from './memory-budget.ts';
+
+/** How often waiting work looks at memory again. */
+const POLL_MS = 25;
+/** A reading is reused this long: reading /proc costs ~20 µs, too much for every request at thousands a second. */
+const READING_MS = 5;
+/** The window in flight near the budget, before any piece of work has ended. */
+const INITIAL_WINDOW = 16;
+/** At most one forced collection per this long while over the budget. */
+const COLLECT_EVERY_MS = 1000;
+
+export interface MemoryGateOptions {
+  budgetBytes: number;
+  /** The process's resident bytes now (default: process.memoryUsage.rss). */
+  residentBytes?: () => number;
+  /** Called each time a piece of work has to wait (metrics). */
+  onWait?: () => void;
+  /** Called when admission starts and stops holding work back (logs). */
+  onHold?: (holding: boolean, residentBytes: number) => void;
+}
+
+let fullCollection: (() => void) | undefined;
+
+/** A full garbage collection (V8 offers it only behind --expose-gc, which a context made after the flag sees). */
+function collectGarbage(): void {
+  if (fullCollection === undefined) {
+    setFlagsFromString('--expose-gc');
+    fullCollection = runInNewContext('gc') as () => void;
+  }
+  fullCollection();
+}
+
+export class MemoryGate {
+  readonly budgetBytes: number;
+  private readonly residentBytes: () => number;
+  private readonly waiters: { admit: (admitted: boolean) => void; signal: AbortSignal | undefined }[] = [];
+  private inFlight = 0;
+  private window = INITIAL_WINDOW;
+  private wentOver = false;
+  private halved = false;
+  private reading = 0;
+  private readAt = -Infinity;
+  private collectedAt = -Infinity;
+  private timer: NodeJS.Timeout | undefined;
+  private holding = false;
+  private heldSince = -Infinity;
+
+  constructor(private readonly options: MemoryGateOptions) {
+    this.budgetBytes = options.budgetBytes;
+    this.residentBytes = options.residentBytes ?? (() => process.memoryUsage.rss());
+  }
+
+  /** Work waiting for memory now. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /**
+   * A budget this process is already over before any work (its code and data alone) could never admit anything:
+   * a config error, raised at start.
+   */
+  checkReachable(what: string): void {
+    const resident = this.read(true);
+    if (resident < this.budgetBytes) return;
+    throw new ConfigError(
+      'NGYM_CONFIG_INVALID',
+      `${MEMORY_BUDGET_KEY}: ${describeBytes(this.budgetBytes)} is below what ${what} holds before any work (${describeBytes(resident)} resident): it could never admit anything. Raise it, or set it to null for no budget.`,
+      { key: MEMORY_BUDGET_KEY },
+    );
+  }
+
+  /**
+   * True at once, or a promise of true once the work may start (call release() when it ends either way it was
+   * admitted), or of false if the signal `abortWhen` gives (asked only when the work has to wait) aborted first.
+   */
+  admit(abortWhen?: () => AbortSignal | undefined): Promise<boolean> | true {
+    if (this.waiters.length === 0 && this.hasRoom(this.read(false))) {
+      this.inFlight++;
+      return true;
+    }
+    const signal = abortWhen?.();
+    if (signal?.aborted) return Promise.resolve(false);
+    this.options.onWait?.();
+    return new Promise<boolean>((resolve) => {
+      const waiter = { admit: resolve, signal };
+      this.waiters.push(waiter);
+      signal?.addEventListener('abort', () => this.drop(waiter), { once: true });
+      this.schedule();
+    });
+  }
+
+  private shrinkInFlight(): void {
+    // Only a full window grows: one that work never filled says nothing about the memory more work would take.
+    const full = this.inFlight >= Math.floor(this.window);
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    if (!full || this.read(false) >= this.budgetBytes) return;
+    // Doubling each window's worth until memory first went over, then one more per window's worth.
+    this.window += this.wentOver ? 1 / this.window : 1;
+  }
+
+  /** Ends a piece of work; the next one waiting takes its place at once if there is room. */
+  release(): void {
+    this.shrinkInFlight();
+    if (this.waiters.length > 0 && this.hasRoom(this.read(false))) this.admitNext();
+  }
+
+  private read(fresh: boolean): number {
+    const now = performance.now();
+    if (fresh || now - this.readAt >= READING_MS) {
+      this.reading = this.residentBytes();
+      this.readAt = now;
+    }
+    return this.reading;
+  }
+
+  private hasRoom(resident: number): boolean {
+    if (resident >= this.budgetBytes) {
+      // Once per time over, as TCP halves once per loss: halving at every reading would shrink it to nothing.
+      if (!this.halved) this.window = Math.max(1, Math.min(this.window, Math.floor(this.inFlight / 2)));
+      this.halved = true;
+      this.wentOver = true;
+      return false;
+    }
+    this.halved = false;
+    return resident < this.budgetBytes / 2 || this.inFlight < Math.floor(this.window);
+  }
+
+  private drop(waiter: (typeof this.waiters)[number]): void {
+    const index = this.waiters.indexOf(waiter);
+    if (index === -1) return;
+    this.waiters.splice(index, 1);
+    waiter.admit(false);
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.admitWaiting();
+    }, POLL_MS);
+  }
+
+  private admitWaiting(): void {
+    let resident = this.read(true);
+    if (resident >= this.budgetBytes && performance.now() - this.collectedAt >= COLLECT_EVERY_MS) {
+      this.collectedAt = performance.now();
+      collectGarbage();
+      resident = this.read(true);
+    }
+    this.hold(resident >= this.budgetBytes, resident);
+    // Still over with nothing in flight after a full collection since the hold began: what is held is no work's
+    // (memory the allocator keeps for reuse, or a leak). One piece at a time goes on, so work never stops for good.
+    if (this.holding && this.inFlight === 0 && this.collectedAt > this.heldSince) this.admitNext();
+    while (this.waiters.length > 0 && this.hasRoom(resident)) this.admitNext();
+    if (this.waiters.length > 0) this.schedule();
+    else this.hold(false, resident);
+  }
+
+  private admitNext(): void {
+    const waiter = this.waiters.shift();
+    if (waiter === undefined) return;
+    this.inFlight++;
+    waiter.admit(true);
+  }
+
+  private hold(holding: boolean, resident: number): void {
+    if (holding === this.holding) return;
+    this.holding = holding;
+    this.heldSince = performance.now();
+    this.options.onHold?.(holding, resident);
+  }
+}
