@@ -83,4 +83,25 @@ describe('openai_model', () => {
     expect(response.json()).toEqual(completion);
     expect(endpoint.requests[0]?.body.messages[1]).toEqual({ role: 'assistant', content: 'prev', prompt_token_ids: [1], generation_token_ids: [2], generation_log_probs: [-0.1] });
   });
+  it("takes upstream 0.7.0's keys: default headers, max_http_attempts, drop_input_reasoning_items (as text from oc.env too)", async () => {
+    endpoint = await startFakeEndpoint((_request, index) => (index === 0 ? { status: 429, body: { error: 'slow down' } } : { body: modelResponse([]) }));
+    const input = [{ type: 'reasoning', id: 'rs_1', summary: [] }, { role: 'user', content: 'hi' }];
+    gym = await startInProcessGym({
+      config: modelConfig(endpoint.url, { openai_default_headers: { 'x-route': 'blue' }, max_http_attempts: 1, drop_input_reasoning_items: true, max_concurrent_requests: 2 }),
+    });
+    // One attempt only: the 429 is not retried.
+    const refused = await http.request(gym.url('policy_model', '/v1/responses'), { body: { input } });
+    expect(refused.status).toBe(500);
+    expect(refused.text).toContain('answered HTTP 429');
+    expect((await http.request(gym.url('policy_model', '/v1/responses'), { body: { input } })).status).toBe(200);
+    expect(endpoint.requests).toHaveLength(2);
+    expect(endpoint.requests[1]?.headers['x-route']).toBe('blue');
+    expect(endpoint.requests[1]?.headers.authorization).toBe('Bearer sk-test');
+    expect(endpoint.requests[1]?.body.input).toEqual([{ role: 'user', content: 'hi' }]);
+    await gym.close();
+
+    gym = await startInProcessGym({ config: modelConfig(endpoint.url, { drop_input_reasoning_items: 'false' }) });
+    expect((await http.request(gym.url('policy_model', '/v1/responses'), { body: { input } })).status).toBe(200);
+    expect(endpoint.requests[2]?.body.input).toEqual(input);
+  });
 });

@@ -209,6 +209,42 @@ describe('C.2 /v1/responses -> chat completions (not training)', () => {
   it('refuses upstream keys it does not implement, naming them', async () => {
     const engine = await backend();
     await expect(startModel(engine.baseUrl, { is_responses_native: true })).rejects.toThrow(/is_responses_native/);
+    await expect(startModel(engine.baseUrl, { forward_session_id_as_conversation_id: true })).rejects.toThrow(/forward_session_id_as_conversation_id/);
+  });
+
+  it("takes upstream 0.7.0's endpoint_* keys (no effect without endpoint_file) and sends history reasoning under reasoning_field", async () => {
+    const history = { input: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '<think>R</think>C' }, { role: 'user', content: 'again' }] };
+    const engine = await backend();
+    await startModel(engine.baseUrl, {
+      uses_reasoning_parser: true,
+      reasoning_field: 'reasoning_content',
+      endpoint_file: null,
+      endpoint_stale_grace_s: 300.0,
+      endpoint_connection_retries: 8,
+      endpoint_check_interval_s: 10.0,
+      tokenizer: null,
+    });
+    await responses(history);
+    expect(engine.chatRequests()[0]?.body.messages[1]).toEqual({ role: 'assistant', content: 'C', reasoning_content: 'R' });
+    await gym?.close();
+    await startModel(engine.baseUrl, { uses_reasoning_parser: true, reasoning_field: 'reasoning' });
+    await responses(history);
+    expect(engine.chatRequests()[1]?.body.messages[1]).toEqual({ role: 'assistant', content: 'C', reasoning: 'R' });
+    await gym?.close();
+    await expect(startModel(engine.baseUrl, { reasoning_field: 'thinking' })).rejects.toThrow(/reasoning_field/);
+  });
+
+  it("drops a request's own chat_template_kwargs unless forward_request_chat_template_kwargs (config < request < metadata)", async () => {
+    const engine = await backend();
+    const request = { messages: [{ role: 'user', content: 'x' }], chat_template_kwargs: { enable_thinking: true, from_request: 1 } };
+    await startModel(engine.baseUrl, { chat_template_kwargs: { enable_thinking: false, from_config: 1 } });
+    expect((await post('/v1/chat/completions', request)).status).toBe(200);
+    expect(engine.chatRequests()[0]?.body.chat_template_kwargs).toEqual({ enable_thinking: false, from_config: 1 });
+    await gym?.close();
+    await startModel(engine.baseUrl, { chat_template_kwargs: { enable_thinking: false, from_config: 1 }, forward_request_chat_template_kwargs: true });
+    const metadata = { chat_template_kwargs: '{"from_request": 2}' };
+    expect((await post('/v1/chat/completions', { ...request, metadata })).status).toBe(200);
+    expect(engine.chatRequests()[1]?.body.chat_template_kwargs).toEqual({ enable_thinking: true, from_config: 1, from_request: 2 });
   });
 });
 

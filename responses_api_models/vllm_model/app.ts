@@ -36,6 +36,8 @@ const notSupported = (key: string) =>
     .optional()
     .refine((value) => value === undefined || value === null || value === false, { message: `\`${key}\` is not supported by ngym's vllm_model; remove it or set it to false.` });
 
+const REASONING_FIELDS = ['both', 'reasoning_content', 'reasoning'] as const;
+
 const config = {
   /** OpenAI-style base URL(s) ending in `/v1`; one engine per entry. */
   base_url: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
@@ -59,6 +61,8 @@ const config = {
   sequential_reasoning_allowed: z.boolean().default(true),
   /** Passed to the chat template (and to /tokenize); per request also `metadata.chat_template_kwargs` (a JSON string). */
   chat_template_kwargs: jsonObject.nullable().optional(),
+  /** Merge a request's own top-level `chat_template_kwargs` over the config's (metadata's still win); off: dropped, with a warning. */
+  forward_request_chat_template_kwargs: z.boolean().default(false),
   /** Forced onto every outbound body, over the caller and `extra_body` (pins sampling for on-policy training). */
   sampling_overrides: jsonObject.nullable().optional(),
   default_headers: z.record(z.string(), z.string()).default({}),
@@ -77,9 +81,19 @@ const config = {
   continue_final_assistant_message: notSupported('continue_final_assistant_message'),
   propagate_context_overflow_errors: notSupported('propagate_context_overflow_errors'),
   endpoint_file: notSupported('endpoint_file'),
+  forward_session_id_as_conversation_id: notSupported('forward_session_id_as_conversation_id'),
+  audio_root: notSupported('audio_root'),
+  /** Which key carries history reasoning to the engine: both (vLLM < 0.16 reads `reasoning_content`, later `reasoning`) or one. */
+  reasoning_field: z.enum(REASONING_FIELDS).optional(),
+  // Upstream 0.7.0 reads these only with `endpoint_file` (refused above) or `render_chat_template` (refused above):
+  // accepted so its configs load, with no effect.
+  endpoint_stale_grace_s: z.number().nonnegative().default(300),
+  endpoint_check_interval_s: z.number().nonnegative().default(10),
+  endpoint_connection_retries: z.number().int().min(0).nullable().default(8),
+  tokenizer: z.string().nullable().optional(),
 };
 type Config = ServerConfigOf<typeof config>;
-type Context = ModelRequestContext<Config, { engines: VllmEngine[] }>;
+type Context = ModelRequestContext<Config, { engines: VllmEngine[]; warnedDroppedTemplateKwargs: boolean }>;
 
 /** Fields of the chat body that change the prompt: /tokenize must see them all (upstream HEAD). */
 const TOKENIZE_FIELDS = ['model', 'messages', 'tools', 'chat_template_kwargs', 'mm_processor_kwargs', 'required_prefix_token_ids'];
@@ -104,8 +118,17 @@ function metadataObject(metadata: unknown, key: string): Record<string, unknown>
   return parsed as Record<string, unknown>;
 }
 
+/** `reasoning_field`, else NEMO_GYM_REASONING_FIELD (for launchers that set it without a config override), else both. */
+function reasoningFieldOf(config: Config): (typeof REASONING_FIELDS)[number] {
+  if (config.reasoning_field !== undefined) return config.reasoning_field;
+  const fromEnv = process.env.NEMO_GYM_REASONING_FIELD?.trim() || 'both';
+  const field = REASONING_FIELDS.find((name) => name === fromEnv);
+  if (field === undefined) throw new NgymError('NGYM_CONFIG_INVALID', `NEMO_GYM_REASONING_FIELD must be one of ${REASONING_FIELDS.join(', ')}; got ${JSON.stringify(fromEnv)}.`);
+  return field;
+}
+
 /** The body for the engine: config-driven rewrites in upstream HEAD's order. */
-function outboundBody(params: ChatCompletionCreateParams, config: Config): Record<string, any> {
+function outboundBody(params: ChatCompletionCreateParams, config: Config, onDroppedTemplateKwargs: () => void): Record<string, any> {
   let body: Record<string, any> = { ...params, messages: params.messages.map((message) => ({ ...message })) };
   // vLLM does not implement OpenAI's `strict`, and templates that render unknown keys would put it in the prompt.
   if (Array.isArray(body.tools)) {
@@ -120,8 +143,17 @@ function outboundBody(params: ChatCompletionCreateParams, config: Config): Recor
   }
   body.model = config.model;
 
-  const templateKwargs = { ...config.chat_template_kwargs, ...metadataObject(body.metadata, 'chat_template_kwargs') };
-  if (Object.keys(templateKwargs).length > 0) body.chat_template_kwargs = { ...body.chat_template_kwargs, ...templateKwargs };
+  // Upstream 0.7.0's precedence: config, then the request's own field (only when forwarding), then metadata.
+  const requestKwargs = body.chat_template_kwargs as Record<string, unknown> | null | undefined;
+  delete body.chat_template_kwargs;
+  const hasRequestKwargs = requestKwargs !== null && requestKwargs !== undefined && Object.keys(requestKwargs).length > 0;
+  if (hasRequestKwargs && !config.forward_request_chat_template_kwargs) onDroppedTemplateKwargs();
+  const templateKwargs = {
+    ...config.chat_template_kwargs,
+    ...(config.forward_request_chat_template_kwargs ? requestKwargs : undefined),
+    ...metadataObject(body.metadata, 'chat_template_kwargs'),
+  };
+  if (Object.keys(templateKwargs).length > 0) body.chat_template_kwargs = templateKwargs;
   const extraBody = { ...config.extra_body, ...metadataObject(body.metadata, 'extra_body') };
 
   if (config.return_token_id_information) {
@@ -130,7 +162,7 @@ function outboundBody(params: ChatCompletionCreateParams, config: Config): Recor
     if (config.request_prompt_and_generation_token_ids) body.return_token_ids = true;
   }
   if (config.uses_reasoning_parser && !config.preserve_reasoning_in_assistant_content) {
-    moveThinkingToReasoningField(body.messages, { interleaved: config.uses_interleaved_reasoning });
+    moveThinkingToReasoningField(body.messages, { interleaved: config.uses_interleaved_reasoning, field: reasoningFieldOf(config) });
   }
   if (body.top_logprobs === null) delete body.top_logprobs;
   body = { ...extraBody, ...body };
@@ -159,7 +191,11 @@ function isContextOverflow(status: number, text: string): boolean {
 
 async function generate(params: ChatCompletionCreateParams, context: Context): Promise<ChatCompletion> {
   const { config, state } = context;
-  const body = outboundBody(params, config);
+  const body = outboundBody(params, config, () => {
+    if (state.warnedDroppedTemplateKwargs) return;
+    state.warnedDroppedTemplateKwargs = true;
+    context.logger.warn('Dropped the request\'s chat_template_kwargs: forward_request_chat_template_kwargs is false (warned once).');
+  });
   const engine = state.engines[backendIndexForSession(context.sessionId, state.engines.length)] as VllmEngine;
   const signal = context.http.req.raw.signal;
 
@@ -195,6 +231,7 @@ export default defineModelServer({
   className: 'VLLMModel',
   config,
   setup: ({ config }) => {
+    reasoningFieldOf(config); // a bad NEMO_GYM_REASONING_FIELD fails the start, as upstream's config validation does
     const urls = typeof config.base_url === 'string' ? [config.base_url] : config.base_url;
     const policy = {
       serverErrorRetries: config.max_retries,
@@ -202,7 +239,7 @@ export default defineModelServer({
       connectionRetries: config.connection_retries,
       timeoutMs: config.backend_timeout_seconds === null ? null : config.backend_timeout_seconds * 1000,
     };
-    return { engines: urls.map((url) => new VllmEngine(url, config.api_key, config.default_headers, policy)) };
+    return { engines: urls.map((url) => new VllmEngine(url, config.api_key, config.default_headers, policy)), warnedDroppedTemplateKwargs: false };
   },
   responses: async (params, context) => {
     const { config } = context;

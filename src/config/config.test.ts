@@ -102,6 +102,50 @@ describe('interpolation', () => {
     expect(resolveAt({ root }, ['escaped'])).toBe('${not.this}');
   });
 
+  it('resolves oc.select as OmegaConf: the key if set, else the typed default, else null', () => {
+    const selecting = {
+      set_key: 'tv-123',
+      open_key: '???',
+      nullable: null,
+      server: {
+        own: 'mine',
+        key: '${oc.select:set_key,unused}',
+        key_or_env: '${oc.select:tavily_api_key,${oc.env:NGYM_TEST_TAVILY,null}}',
+        mode: '${oc.select:price_history_mode,live}',
+        flag: '${oc.select:policy_uses_reasoning_parser,false}',
+        count: '${oc.select:absent,3}',
+        open: '${oc.select:open_key,fallback}',
+        bare: '${oc.select:absent}',
+        kept_null: '${oc.select:nullable,fallback}',
+        sibling: '${oc.select:.own,x}',
+        url: '${oc.select:judge_base_url,http://unset.local/v1}',
+        quoted: "${oc.select:absent,'a, b'}",
+      },
+    };
+    const server = (env: NodeJS.ProcessEnv) => resolveAt({ root: selecting, env }, ['server']) as Record<string, unknown>;
+    expect(server({})).toEqual({
+      own: 'mine',
+      key: 'tv-123',
+      key_or_env: null,
+      mode: 'live',
+      flag: false,
+      count: 3,
+      open: 'fallback',
+      bare: null,
+      kept_null: null,
+      sibling: 'mine',
+      url: 'http://unset.local/v1',
+      quoted: 'a, b',
+    });
+    expect(server({ NGYM_TEST_TAVILY: 'from-env' }).key_or_env).toBe('from-env');
+    // osworld_agent's keys: oc.decode types what oc.env hands back as text; a quoted default is its content.
+    const decoding = { version: '${oc.decode:${oc.env:NGYM_TEST_VERSION,3}}', listed: "${oc.decode:'[a, 2]'}", path: '${oc.env:NGYM_TEST_A,${oc.env:NGYM_TEST_B,""}}' };
+    expect(resolveAll({ root: decoding, env: {} })).toEqual({ version: 3, listed: ['a', 2], path: '' });
+    expect(resolveAll({ root: decoding, env: { NGYM_TEST_VERSION: '2', NGYM_TEST_B: '/vm.qcow2' } })).toMatchObject({ version: 2, path: '/vm.qcow2' });
+    expect(configError(() => resolveAt({ root: { a: '${oc.select:a,x}' } }, ['a'])).message).toContain('cycle');
+    expect(configError(() => resolveAt({ root: { a: '${oc.select:b,x,y}' } }, ['a'])).message).toContain('takes a key and an optional default');
+  });
+
   it('names the missing key and who needs it', () => {
     expect(configError(() => resolveAt({ root }, ['missing'])).message).toMatch(/Missing mandatory value `missing`/);
     const viaReference = configError(() => resolveAt({ root }, ['uses_missing']));
@@ -157,7 +201,9 @@ describe('loading the global config', () => {
     expect(config.dict.head_server).toEqual({ host: '127.0.0.1', port: 11000 });
   });
 
-  it('expands nested config_paths breadth-first without duplicates', () => {
+  // Upstream 0.7.0 (nemo_gym/global_config.py, load_extra_config_paths) merges the include tree in post-order: a file
+  // overrides what it pulled in. v0.1.1 merged in the breadth-first list order, where `value` came out 'child'.
+  it('expands nested config_paths breadth-first without duplicates, merging each file over its includes', () => {
     const root = project({
       'parent.yaml': 'config_paths: [child.yaml, shared.yaml]\nparent: 1\nvalue: parent\n',
       'child.yaml': 'config_paths: [grandchild.yaml, shared.yaml]\nchild: 1\nvalue: child\n',
@@ -167,7 +213,21 @@ describe('loading the global config', () => {
     });
     const config = load(root, ['+config_paths=[other.yaml,parent.yaml]']);
     expect(config.dict.config_paths).toEqual(['other.yaml', 'parent.yaml', 'child.yaml', 'shared.yaml', 'grandchild.yaml']);
-    expect(config.dict).toMatchObject({ parent: 1, child: 1, grandchild: 1, shared: 1, other: 1, value: 'child' });
+    expect(config.dict).toMatchObject({ parent: 1, child: 1, grandchild: 1, shared: 1, other: 1, value: 'parent' });
+    expect(config.sources.sourceOf(['value'])).toBe('parent.yaml');
+  });
+
+  it('lets an including file fill or null what its include leaves open, and a later listed file win with its includes', () => {
+    const root = project({
+      'env_a.yaml': 'config_paths: [agent.yaml]\nagent: {resources_server: {name: env_a}, judge: null}\n',
+      'agent.yaml': "agent: {resources_server: {name: '???'}, judge: {name: judge_model}, steps: 3}\nshared: from_agent\n",
+      'env_b.yaml': 'config_paths: [b_base.yaml]\nb: 2\n',
+      'b_base.yaml': 'shared: from_b_base\nb: 1\n',
+    });
+    const config = load(root, ['+config_paths=[env_a.yaml,env_b.yaml]']);
+    expect(config.dict.agent).toEqual({ resources_server: { name: 'env_a' }, judge: null, steps: 3 });
+    expect(config.dict).toMatchObject({ shared: 'from_b_base', b: 2 });
+    expect(config.dict.config_paths).toEqual(['env_a.yaml', 'env_b.yaml', 'agent.yaml', 'b_base.yaml']);
   });
 
   it('lets config_paths interpolate a list kept in env.yaml', () => {
@@ -208,6 +268,19 @@ describe('loading the global config', () => {
       const root = project({ 'judge.yaml': `judge:\n  resources_servers:\n    thing:\n      entrypoint: app.ts\n      domain: ${domain}\n` });
       expect(load(root, ['+config_paths=[judge.yaml]']).servers.map((server) => server.name), domain).toEqual(['judge']);
     }
+  });
+
+  it("ignores a benchmark dataset's license, as 0.7.0's BenchmarkDatasetConfig does (financebench's is not in the list)", () => {
+    const agent = (type: string) => `
+bench_agent:
+  responses_api_agents:
+    simple_agent:
+      entrypoint: app.ts
+      datasets:
+        - {name: bench, type: ${type}, jsonl_fpath: x.jsonl, prepare_script: prepare.py, license: Creative Commons Attribution-NonCommercial 4.0 International}
+`;
+    expect(load(project({ 'bench.yaml': agent('benchmark') }), ['+config_paths=[bench.yaml]']).servers.map((server) => server.name)).toEqual(['bench_agent']);
+    expect(configError(() => load(project({ 'train.yaml': agent('train') }), ['+config_paths=[train.yaml]'])).message).toContain("Almost-server 'bench_agent'");
   });
 
   it('rejects almost-servers (bad domain, bad dataset license) unless told to only warn', () => {

@@ -150,6 +150,21 @@ function readConfigPaths(dict: ConfigDict, sources: ConfigSources): string[] {
   return value as string[];
 }
 
+/**
+ * The order in which config files merge (upstream 0.7.0's `load_extra_config_paths`): a file merges after the files
+ * it pulled in, so the including file wins over its includes, and listed files keep their order, each one's includes
+ * kept next to it, so a later file and what it pulled in win over an earlier one. A post-order walk of the include tree.
+ */
+function includeMergeOrder(rootCount: number, includes: readonly (readonly number[])[]): number[] {
+  const order: number[] = [];
+  const visit = (index: number) => {
+    for (const child of includes[index] ?? []) visit(child);
+    order.push(index);
+  };
+  for (let root = 0; root < rootCount; root++) visit(root);
+  return order;
+}
+
 /** Parses the full config the way `ngym run` and every CLI command do. */
 export function loadGlobalConfig(options: LoadConfigOptions = {}): GlobalConfig {
   const cwd = resolve(options.cwd ?? process.cwd());
@@ -172,9 +187,11 @@ export function loadGlobalConfig(options: LoadConfigOptions = {}): GlobalConfig 
   mergeInto(forPaths, commandLine, COMMAND_LINE, pathSources);
   const requested = readConfigPaths(forPaths, pathSources);
 
-  // Breadth-first include expansion with de-duplication by exact string (upstream v0.1.1 order).
+  // Breadth-first include expansion with de-duplication by exact string: `config_paths` lists files in this order.
   const expanded = [...requested];
   const files: { label: string; dict: ConfigDict }[] = [];
+  // The files each file pulled in, by index into `expanded`, in listed order.
+  const includes: number[][] = requested.map(() => []);
   const referencedBy = new Map<string, string>(requested.map((path) => [path, COMMAND_LINE]));
   // Then an installed upstream NeMo Gym's folders (asked for only when a path is not ngym's), or those first with prefer_upstream.
   const upstream = () => upstreamRoots(forPaths, cwd);
@@ -197,6 +214,8 @@ export function loadGlobalConfig(options: LoadConfigOptions = {}): GlobalConfig 
       for (const child of nested) {
         if (typeof child === 'string' && !expanded.includes(child)) {
           expanded.push(child);
+          includes.push([]);
+          includes[index]?.push(expanded.length - 1);
           referencedBy.set(child, label);
         }
       }
@@ -204,7 +223,8 @@ export function loadGlobalConfig(options: LoadConfigOptions = {}): GlobalConfig 
   }
 
   const dict: ConfigDict = {};
-  for (const file of [...files, { label: envLabel, dict: envYaml }]) {
+  const inMergeOrder = includeMergeOrder(requested.length, includes).map((index) => files[index] as { label: string; dict: ConfigDict });
+  for (const file of [...inMergeOrder, { label: envLabel, dict: envYaml }]) {
     mergeInto(dict, file.dict, file.label, sources);
     const lines = keyLinesOf(file.dict);
     if (lines !== undefined) sources.recordLines(file.label, lines);

@@ -60,7 +60,8 @@ export function parseOverrideValue(source: string, overrideText = source): Confi
 const INT_PATTERN = /^[+-]?(0|[1-9][0-9_]*)$/;
 const FLOAT_PATTERN = /^[+-]?((\d[\d_]*)?\.\d[\d_]*([eE][+-]?\d+)?|\d[\d_]*\.([eE][+-]?\d+)?|\d[\d_]*[eE][+-]?\d+)$/;
 
-function typedPrimitive(raw: string): ConfigValue {
+/** A bare scalar as Hydra's and OmegaConf's grammars type it: null, a bool, an int, a float, else the text. */
+export function typedPrimitive(raw: string): ConfigValue {
   const text = raw.trim();
   const lower = text.toLowerCase();
   if (lower === 'null') return null;

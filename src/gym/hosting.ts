@@ -26,6 +26,8 @@ export interface ServerLocation {
   language: 'typescript' | 'python';
   /** The interpreter of a Python server: the base it is layered on, until `ngym run` prepares its own environment (python-environment.ts). */
   python?: string;
+  /** A Python server's uv, the one ngym builds its environment with: on its PATH, since some servers run uv themselves. */
+  uv?: string;
   /** Set when ngym's TypeScript version stands in for upstream's app.py: upstream's, in case the config suits only it. */
   upstream?: ServerLocation;
 }

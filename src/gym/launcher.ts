@@ -36,7 +36,7 @@ import { checkReachable, joinedHeadUrl, joinHead, type Membership } from './repl
 import type { ReplicaInfo } from '../protocol/replicas.ts';
 import { ReplicaRegistry } from './replica-registry.ts';
 import { loadServerDefinition, locateServer, type ServerLocation, validatedServerConfig } from './hosting.ts';
-import { preparePythonEnvironments, type PythonEnvironmentReport } from './python-environment.ts';
+import { baseInterpreterOf, preparePythonEnvironments, type PythonEnvironmentReport, uvOf } from './python-environment.ts';
 import { type BoundServer, bindServer } from '../server/serve.ts';
 import { describeSample, type MemorySample, oomKillCount, sampleMemory } from './server-memory.ts';
 import { serveTombstone, type Tombstone } from './tombstone.ts';
@@ -577,7 +577,10 @@ export async function preparePythonServers(globalConfig: GlobalConfig, locations
     byDirectory.set(location.directory, entry);
   }
   const reports = await preparePythonEnvironments(globalConfig, [...byDirectory].map(([directory, { names }]) => ({ names, directory })), { output });
-  for (const report of reports) for (const location of byDirectory.get(report.directory)?.locations ?? []) location.python = report.python;
+  for (const report of reports) {
+    const uv = uvOf(baseInterpreterOf(globalConfig, report.directory));
+    for (const location of byDirectory.get(report.directory)?.locations ?? []) Object.assign(location, { python: report.python, uv });
+  }
   return reports;
 }
 
@@ -634,11 +637,11 @@ function spawnChild(
   if (location.language === 'python') {
     env.PYTHONPATH = [location.directory, process.env.PYTHONPATH].filter(Boolean).join(':');
     const interpreter = location.python ?? 'python3';
-    if (interpreter.includes('/')) {
-      // As upstream's `source <venv>/bin/activate`: tools installed beside the interpreter (uv, console scripts) are found.
-      env.PATH = [dirname(interpreter), process.env.PATH].filter(Boolean).join(':');
-      env.VIRTUAL_ENV = dirname(dirname(interpreter));
-    }
+    // As upstream's `source <venv>/bin/activate`: tools installed beside the interpreter (console scripts) are found,
+    // and so is ngym's uv, which a server in an environment of its own does not have beside its interpreter.
+    const onPath = [interpreter.includes('/') ? dirname(interpreter) : undefined, location.uv === undefined ? undefined : dirname(location.uv)];
+    env.PATH = [...new Set([...onPath, process.env.PATH].filter((folder) => folder !== undefined && folder !== ''))].join(':');
+    if (interpreter.includes('/')) env.VIRTUAL_ENV = dirname(dirname(interpreter));
     const python = withRaisedFileLimit(interpreter, [PYTHON_CHILD, location.entrypoint]);
     // stdin: a pipe this process never writes to, whose EOF tells python-child.py that ngym run is gone.
     // detached: the server leads its own process group, which python-child.py and stop() signal as a whole.

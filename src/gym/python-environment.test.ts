@@ -142,13 +142,16 @@ describe.skipIf(uvMissing !== null)('per-server Python environments (uv, layered
     ).rejects.toThrow(/Server .no_python.: the Python interpreter .*no-such-python does not exist/);
   });
 
-  it('ngym run builds the environment before starting the server, and a second run builds nothing', async () => {
+  it('ngym run builds the environment before starting the server (with ngym\'s uv on its PATH), and a second run builds nothing', async () => {
     const gymRoot = join(root, 'gym');
     const directory = serverFolder(gymRoot, 'probe_server', [...local(), 'ngym_probe==2.0']);
-    // The smallest Python server ngym run can start: it answers GET / on the port its config names.
+    // The smallest Python server ngym run can start: it answers GET / on the port its config names. Like
+    // bigcodebench's, it needs uv on PATH, which its own environment's bin does not hold.
     writeFileSync(
       join(directory, 'app.py'),
-      `import os, yaml, http.server, ngym_probe
+      `import os, shutil, yaml, http.server, ngym_probe
+if shutil.which("uv") is None:
+    raise SystemExit("uv is not on PATH: " + os.environ["PATH"])
 config = yaml.safe_load(os.environ["NEMO_GYM_CONFIG_DICT"])[os.environ["NEMO_GYM_CONFIG_PATH"]]["resources_servers"]["probe_server"]
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
@@ -160,14 +163,16 @@ http.server.HTTPServer((config["host"], config["port"]), Handler).serve_forever(
     const config = join(gymRoot, 'probe.yaml');
     writeFileSync(config, `probe:\n  resources_servers:\n    probe_server:\n      entrypoint: app.py\n      domain: other\n`);
     const args = [`+config_paths=[${config}]`, `+python_server_roots=[${gymRoot}]`, `+python_executable=${wheel.python}`, `+cache_dir=${join(gymRoot, 'cache')}`];
-    const first = await startGymProcess(args);
+    // ngym finds its uv beside the base interpreter; the PATH it inherits holds none.
+    const withoutUv = { PATH: (process.env.PATH ?? '').split(':').filter((folder) => !existsSync(join(folder, 'uv'))).join(':') };
+    const first = await startGymProcess(args, { env: withoutUv });
     try {
       expect(first.stderr()).toMatch(/Python environment of probe \(resources_servers\/probe_server\): built in/);
       expect(first.stdout()).toMatch(/probe\s+resources_servers\s+probe_server\s+\S+\s+\d+\s+Python /);
     } finally {
       await first.stop();
     }
-    const second = await startGymProcess(args);
+    const second = await startGymProcess(args, { env: withoutUv });
     try {
       expect(second.stderr()).not.toMatch(/Python environment of probe/);
     } finally {

@@ -167,7 +167,7 @@ function unsatisfiedLines(python: string, linesByDirectory: Map<string, string[]
 }
 
 /** The uv next to the base interpreter (where `pip install uv` puts it), else on PATH. */
-function uvOf(basePython: string): string | undefined {
+export function uvOf(basePython: string): string | undefined {
   const candidates = [...(basePython.includes('/') ? [join(dirname(basePython), 'uv')] : []), ...(process.env.PATH ?? '').split(delimiter).map((folder) => join(folder, 'uv'))];
   return candidates.find((candidate) => candidate !== 'uv' && existsSync(candidate));
 }

@@ -176,13 +176,18 @@ export function responsesToChatCompletion(params: ResponseCreateParams, options:
 /**
  * For backends that run a reasoning parser: moves `<think>` blocks out of assistant history into
  * `reasoning_content` (and `reasoning`, its name from vLLM 0.16 on). Only the first block is sent, as
- * upstream; with `interleaved: false` history reasoning is dropped. Mutates `messages`.
+ * upstream; with `interleaved: false` history reasoning is dropped. `field` sends it under one of the two names
+ * only, for frontends that alias them and refuse the pair. Mutates `messages`.
  */
-export function moveThinkingToReasoningField(messages: ChatMessage[], options: { interleaved: boolean }): void {
+export function moveThinkingToReasoningField(
+  messages: ChatMessage[],
+  options: { interleaved: boolean; field?: 'both' | 'reasoning_content' | 'reasoning' },
+): void {
+  const field = options.field ?? 'both';
   const record = (message: ChatMessage, reasoning: string[]) => {
     if (reasoning.length === 0 || !options.interleaved) return;
-    message.reasoning_content = reasoning[0];
-    message.reasoning = reasoning[0];
+    if (field !== 'reasoning') message.reasoning_content = reasoning[0];
+    if (field !== 'reasoning_content') message.reasoning = reasoning[0];
   };
   for (const message of messages) {
     if (message.role !== 'assistant' || !message.content) continue;
