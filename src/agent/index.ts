@@ -9,3 +9,4 @@ export {
   toolLoopOptions,
   type ToolLoopResult,
 } from './tool-loop.ts';
+export * from './harness/index.ts';
