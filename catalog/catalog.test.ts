@@ -2,12 +2,17 @@
  * The catalog's reading of recordings, configs and `ngym run`'s output: matching rollouts to tasks, comparing them,
  * the reasons told from error output, and the plan of an upstream server (from the wheel when it is installed).
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { upstreamWheel } from '../src/testing/upstream-wheel.ts';
 import { buildsIn, serverRowsIn } from './gym-session.ts';
-import { inputRows } from './check-resources-server.ts';
-import { compareWithRecording, comparedFields, nestedModelCalls, rewardProfile, sharedInputs } from './recordings.ts';
-import { downloadHost, nonPypiRequirementHost, startFailureReason } from './reasons.ts';
+import { inputRows, type ServerResult } from './check-resources-server.ts';
+import { compareWithRecording, comparedFields, nestedModelCalls, repeatedInputs, rewardProfile, sharedInputs } from './recordings.ts';
+import { downloadHost, missingWheelData, nonPypiRequirementHost, placeholderDistribution, refusedConfig, replayDivergence, runtimeReason, startFailureReason, unsetDataVariable } from './reasons.ts';
+import { renderCatalog, summaryOf } from './render.ts';
+import { checkRewardRange, descriptionRange } from './reward-range.ts';
 import { instancesOf, modelReferences, planResourcesServer } from './upstream-servers.ts';
 
 const task = (question: string, extra: Record<string, unknown> = {}) => ({ responses_create_params: { input: [{ role: 'user', content: question }] }, ...extra });
@@ -76,6 +81,23 @@ describe('the rows collected', () => {
     expect(inputRows(examples, [rollout('q2', 1), rollout('q1', 0)])).toEqual({ rows: examples, fromRecording: 0 });
   });
 
+  it('are one per recorded rollout, in recorded task order, when the recording holds some tasks several times', () => {
+    const examples = [task('q1'), task('q2'), task('q3')];
+    const recorded = [rollout('q2', 1, { _ng_task_index: 1, _ng_rollout_index: 1 }), rollout('q1', 1, { _ng_task_index: 0, _ng_rollout_index: 0 }), rollout('q2', 0, { _ng_task_index: 1, _ng_rollout_index: 0 })];
+    expect(inputRows(examples, recorded)).toEqual({ rows: [examples[0], examples[1], examples[1]], fromRecording: 0 });
+  });
+
+  it("tell tasks with one input apart by the recording's _ng_task_index when it kept none of their other fields", () => {
+    const examples = [task('same', { expected: 'A' }), task('same', { expected: 'B' })];
+    const recorded = [rollout('same', 0, { _ng_task_index: 1, wer: 2 }), rollout('same', 1, { _ng_task_index: 0, wer: 0 })];
+    expect(inputRows(examples, recorded)).toEqual({ rows: examples, fromRecording: 0 });
+    const results = [rollout('same', 1, { expected: 'A', _ng_task_index: 0, wer: 0 }), rollout('same', 0, { expected: 'B', _ng_task_index: 1, wer: 2 })];
+    expect(compareWithRecording(examples, recorded, results).equal).toBe(2);
+    // Rows that send one input run one at a time, so replay_model answers them in task order.
+    expect(repeatedInputs(examples)).toBe(true);
+    expect(repeatedInputs([task('q1'), task('q2')])).toBe(false);
+  });
+
   it("come from the recording where it was made on other tasks, with the example file's fields only", () => {
     const examples = [task('q1', { expected: 'A' })];
     const recorded = [rollout('other', 1, { expected: 'C', extracted: 'C', agent_ref: { name: 'benchmark_agent' }, _ng_task_index: 3 }), rollout('q1', 0, { expected: 'A' })];
@@ -111,6 +133,99 @@ describe("reasons told from ngym's output", () => {
   it('a timeout during a build says what was being installed', () => {
     const reason = startFailureReason('Python environment of x (resources_servers/x): building (torch==2.12.0)', { ending: 'timeout', logPath: 'log' });
     expect(reason).toEqual({ category: 'timeout', text: 'not ready in time while building its Python environment (torch==2.12.0) (log log)' });
+  });
+});
+
+describe('reasons found by investigation', () => {
+  it("an upstream agent's config class refusing upstream's config names the missing fields", () => {
+    const output = [
+      '(deep_agent) pydantic_core._pydantic_core.ValidationError: 2 validation errors for HarnessExaSearchConfig',
+      '(deep_agent) agent',
+      "(deep_agent)   Field required [type=missing, input_value={'entrypoint': 'app.py'}, input_type=dict]",
+      '(deep_agent)     For further information visit https://errors.pydantic.dev/2.14/v/missing',
+      '(deep_agent) image',
+      "(deep_agent)   Field required [type=missing, input_value={'entrypoint': 'app.py'}, input_type=dict]",
+      '(deep_agent)     For further information visit https://errors.pydantic.dev/2.14/v/missing',
+      "Error: Server 'deep_agent' exited before it was ready (exit code 1)",
+    ].join('\n');
+    expect(refusedConfig(output)).toEqual({
+      category: 'upstream-config',
+      text: "upstream's deep_agent refuses the config upstream ships for it: HarnessExaSearchConfig requires agent, image, which the config does not set; it runs a harness in a container image",
+    });
+    expect(startFailureReason(output, { ending: 'exit 1', logPath: 'log' }).category).toBe('upstream-config');
+  });
+
+  it("a data file the wheel does not hold, with the instruction upstream's message gives", () => {
+    const folder = '/site-packages/resources_servers/wordle';
+    const error = `FileNotFoundError(\\'${folder}/data/guesses.txt not found. Run \`python resources_servers/wordle/generate_data.py\` first.\\')`;
+    expect(missingWheelData(error, folder)).toEqual({ category: 'missing-data', text: "its data file data/guesses.txt is not in upstream's wheel: Run `python resources_servers/wordle/generate_data.py` first." });
+    expect(missingWheelData('ValueError: bad row', folder)).toBeUndefined();
+  });
+
+  it("a network failure inside an installed package names the host that package's code downloads from", () => {
+    const folder = join(mkdtempSync(join(tmpdir(), 'ngym-catalog-')), 'site-packages', 'evalplus', 'data');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'humaneval.py'), 'URL = "https://github.com/evalplus/humanevalplus_release/releases/download/v0.1.10/HumanEvalPlus.jsonl.gz"\n');
+    const output = `(evalplus)   File "${join(folder, 'humaneval.py')}", line 26, in _ready_human_eval_plus_path\n(evalplus) urllib.error.URLError: <urlopen error [Errno -2] Name or service not known>`;
+    expect(startFailureReason(output, { ending: 'exit 1', logPath: 'log' })).toMatchObject({ category: 'download', text: expect.stringMatching(/^download from github\.com \(at start, by a package it installs/) });
+  });
+
+  it("a path its config leaves at /nonexistent/set-<VARIABLE> names the variable", () => {
+    expect(unsetDataVariable("FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent/set-VIBENCH_REPO_ROOT/prds/notes/prd/mvp.txt'")).toEqual({
+      category: 'missing-data',
+      text: 'needs VIBENCH_REPO_ROOT set to a checkout of its data (its config defaults to /nonexistent/set-VIBENCH_REPO_ROOT; it read /nonexistent/set-VIBENCH_REPO_ROOT/prds/notes/prd/mvp.txt)',
+    });
+  });
+
+  it('a dependency whose PyPI distribution holds no module is a placeholder for a package published elsewhere', () => {
+    const venv = mkdtempSync(join(tmpdir(), 'ngym-venv-'));
+    const distInfo = join(venv, 'lib', 'python3.11', 'site-packages', 'human_eval_infilling-2.15.0.dist-info');
+    mkdirSync(distInfo, { recursive: true });
+    const output = "(code_fim) ModuleNotFoundError: No module named 'human_eval_infilling'";
+    writeFileSync(join(distInfo, 'RECORD'), 'human_eval_infilling-2.15.0.dist-info/METADATA,sha256=x,128\nhuman_eval_infilling-2.15.0.dist-info/RECORD,,\n');
+    expect(placeholderDistribution(output, venv)).toEqual({
+      category: 'download',
+      text: 'its dependency human_eval_infilling 2.15.0 from PyPI is an empty placeholder (no module human_eval_infilling): the real package is published elsewhere (not on PyPI)',
+    });
+    writeFileSync(join(distInfo, 'RECORD'), 'human_eval_infilling/__init__.py,sha256=x,10\n');
+    expect(placeholderDistribution(output, venv)).toBeUndefined();
+  });
+
+  it('nltk data is a download from outside PyPI', () => {
+    const output = "(rolemrc) LookupError: \n(rolemrc) ****\n(rolemrc)   Resource 'wordnet' not found.\n(rolemrc)   Please use the NLTK Downloader to obtain the resource:";
+    expect(runtimeReason(output, 'log')).toMatchObject({ category: 'download', text: expect.stringContaining("nltk data 'wordnet'") });
+  });
+
+  it('a replay divergence on an observation tells a missing first observation from an environment that drew otherwise', () => {
+    const diverged = (item: number, recorded: string) => `Replay diverged from the recording at x.jsonl:1, output item ${item}: the item sent differs from the recorded one.\n  recorded: ${recorded}\n  received: ["message","user","board"]`;
+    expect(replayDivergence(diverged(0, '["function_call","call_1","noop","{}"]'))).toBe('first-observation');
+    expect(replayDivergence(diverged(9, '["message","user","other board"]'))).toBe('observation');
+    expect(replayDivergence(diverged(3, '["function_call_output","c",null]').replace('received: ["message","user"', 'received: ["function_call_output"'))).toBeUndefined();
+  });
+});
+
+describe('environments that draw at random', () => {
+  it("read the reward range a config's description declares", () => {
+    expect(descriptionRange('Blackjack. Model hits or stands. Reward +1 win, 0 draw, -1 loss/bust.')).toEqual({ lower: -1, upper: 1 });
+    expect(descriptionRange('Tetris in Gymnasium API style. Model emits one or more moves per turn.')).toBeUndefined();
+  });
+
+  it('pass when every row ran and scored inside the range, and say what broke it otherwise', () => {
+    const range = { lower: -1, upper: 1, source: 'test' };
+    expect(checkRewardRange([-1, 0, 1], 3, 0, range)).toEqual({ ok: true });
+    expect(checkRewardRange([-1, 2], 2, 0, range)).toEqual({ ok: false, problem: 'rewards outside -1..1: 2' });
+    expect(checkRewardRange([1], 2, 1, range)).toEqual({ ok: false, problem: '1 of 2 rows failed' });
+  });
+
+  it('are counted apart from the equal ones in the catalog', () => {
+    const result = (name: string, status: ServerResult['status']): ServerResult => ({ name, kind: 'resources_servers', status, reason: status === 'equal' ? undefined : { category: 'random', text: `${name} text` } });
+    const results = [result('a', 'equal'), result('b', 'in-range'), result('c', 'differs')];
+    expect(summaryOf(results)).toMatchObject({ equal: 1, inRange: 1, total: 3, byReason: new Map([['random', 1]]) });
+    const page = renderCatalog({ date: 'd', machine: { cpus: 2, memoryGiB: 1, os: 'x', node: 'v22' }, upstream: 'u', results });
+    expect(page).toContain('**1 of 3 resources servers equal their recordings.**');
+    expect(page).toContain('1 more draw at random');
+    expect(page).toContain('| b |');
+    expect(page).toContain('in range: b text');
   });
 });
 

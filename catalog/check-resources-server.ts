@@ -8,9 +8,10 @@ import { join, relative } from 'node:path';
 import { readServerRequirements } from '../src/gym/python-requirements.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 import { collect, type EnvironmentBuild, startGym } from './gym-session.ts';
-import { compareWithRecording, type Comparison, nestedModelCalls, readRows, recordedTasks, type RewardProfile, rewardProfile, type Row, sharedInputs } from './recordings.ts';
-import { firstErrorLine, hostInCode, networkFailed, type Reason, runtimeReason, startFailureReason } from './reasons.ts';
+import { compareWithRecording, type Comparison, nestedModelCalls, readRows, recordedTasks, repeatedInputs, type RewardProfile, rewardProfile, type Row, sharedInputs } from './recordings.ts';
+import { firstErrorLine, hostInCode, hostInTraceback, investigatedCause, missingWheelData, networkFailed, placeholderDistribution, type Reason, replayDivergence, runtimeReason, startFailureReason, unsetDataVariable } from './reasons.ts';
 import { replayArguments } from './replay-setup.ts';
+import { checkRewardRange, declaredRewardRange, type RewardRange } from './reward-range.ts';
 import { upstreamValidationRefuses } from './upstream-validation.ts';
 import { configFiles, type ResourcesServerPlan } from './upstream-servers.ts';
 
@@ -44,8 +45,14 @@ export interface ServerResult {
   equal?: number;
   total?: number;
   recorded?: RewardProfile;
-  /** `equal`: every recorded rollout came out as recorded; `started`: (agents, models) it starts. */
-  status: 'equal' | 'differs' | 'failed' | 'started';
+  /**
+   * `equal`: every recorded rollout came out as recorded; `in-range`: an environment that draws at random, unseeded
+   * upstream, whose every row ran (with replay's fallback replies) and scored inside its declared reward range;
+   * `started`: (agents, models) it starts.
+   */
+  status: 'equal' | 'in-range' | 'differs' | 'failed' | 'started';
+  /** The declared reward range an environment that draws at random was checked against, and the rewards it scored. */
+  rewardRange?: RewardRange & { rewards: unknown[] };
   reason?: Reason;
   /** Input rows taken from the recording because no example row has their input (recorded on other data). */
   inputsFromRecording?: number;
@@ -126,14 +133,15 @@ export async function checkResourcesServer(plan: ResourcesServerPlan, options: R
   const modelCalls = join(workFolder, 'recorded-model-calls.jsonl');
   const calls = nestedModelCalls(recording.rows);
   writeFileSync(modelCalls, calls.map((row) => `${JSON.stringify(row)}\n`).join(''));
-  const args = replayArguments({
+  const setup = {
     config: plan.config,
     replayPolicy: true,
     policyRecordings: calls.length > 0 ? [plan.recordingPath, modelCalls] : [plan.recordingPath],
     otherModels: plan.otherModels,
     otherRecordings: [modelCalls],
     workFolder,
-  });
+  };
+  const args = replayArguments(setup);
   const first = await runAndCompare(args, 'rollouts', context);
   result.builds = buildsRecord(first.builds);
   if (!first.ready) {
@@ -170,6 +178,10 @@ export async function checkResourcesServer(plan: ResourcesServerPlan, options: R
     inputCount: inputs.rows.length,
     hasMediaInput: inputs.rows.some((row) => /"type":\s*"input_(image|file|audio)"/.test(JSON.stringify(row.responses_create_params ?? {}))),
   });
+  if (result.reason.category === 'random') {
+    await checkInRange(result, replayArguments({ ...setup, fallback: true }), context);
+    return result;
+  }
   // ngym's TypeScript version of an upstream server that does not come out as recorded: does upstream's own app.py?
   if (result.hosting === 'TypeScript' && ['differs', 'error', 'judge', 'replay'].includes(result.reason.category)) {
     const upstream = await runAndCompare([...args, '+prefer_upstream=true'], 'rollouts-upstream', context);
@@ -188,16 +200,51 @@ export async function checkResourcesServer(plan: ResourcesServerPlan, options: R
 }
 
 /**
- * The rows to collect: example.jsonl when every recorded rollout is of one of its tasks; otherwise one row per
- * recorded rollout, its example task where it has one, else the recorded row itself (the recording was made on other
- * data than the example file): its fields that task rows have (the example file's), without its agent_ref.
+ * An environment that draws at random with no seed upstream lets one set, so the recorded replies do not fit its
+ * observations: run it again with replay's fallback replies (replay_model's `fallback: nearest`), and it passes when
+ * every row runs and scores inside the reward range upstream declares for it (`in-range`, counted apart from equal).
+ */
+async function checkInRange(result: ServerResult, args: string[], context: RunContext): Promise<void> {
+  const { plan, options } = context;
+  const reason = result.reason as Reason;
+  const range = declaredRewardRange(options.sitePackages, plan.name, plan.config, plan.resourcesInstance);
+  if (range === undefined) {
+    result.reason = { ...reason, text: `${reason.text}; upstream declares no reward range for it (no manifest.yaml, no reward in its config's description) to check its rows against` };
+    return;
+  }
+  const run = await runAndCompare(args, 'rollouts-fallback', context);
+  if (!run.ready) {
+    result.reason = { ...reason, text: `${reason.text}; with fallback replies it did not start: ${firstErrorLine(run.output) ?? run.ending}` };
+    return;
+  }
+  const rewards = run.rows.map((row) => row.reward);
+  result.rewardRange = { ...range, rewards };
+  const check = checkRewardRange(rewards, context.examples.length, run.failed.length, range);
+  if (check.ok) {
+    result.status = 'in-range';
+    result.reason = { category: 'random', text: `draws at random with no seed upstream lets one set: with replay's fallback replies every row runs and scores within its declared reward range ${range.lower}..${range.upper} (${range.source}); rewards ${rewards.join(', ')}` };
+    return;
+  }
+  const why = check.problem + (run.failed.length > 0 ? `: ${firstErrorLine(run.failed.map((row) => String(row.error ?? '')).join('\n')) ?? ''}` : '');
+  result.reason = { ...reason, text: `${reason.text}; with replay's fallback replies not every row runs within its declared reward range ${range.lower}..${range.upper} (${range.source}): ${why}` };
+}
+
+/**
+ * The rows to collect: example.jsonl when its tasks are the recorded rollouts' tasks, one rollout each; otherwise one
+ * row per recorded rollout, in the recording's task order (`_ng_task_index`, `_ng_rollout_index`, then file order, the
+ * order replay_model answers identical requests in): its example task where it has one (a recording of some tasks,
+ * several rollouts each), else the recorded row itself (the recording was made on other data than the example
+ * file): its fields that task rows have (the example file's), without its agent_ref.
  */
 export function inputRows(examples: readonly Row[], recorded: readonly Row[]): { rows: Row[]; fromRecording: number } {
   const tasks = recordedTasks(examples, recorded);
-  if (tasks.every((task) => task !== undefined)) return { rows: [...examples], fromRecording: 0 };
+  const oncePerExample = tasks.length === examples.length && new Set(tasks).size === examples.length && tasks.every((task) => task !== undefined);
+  if (oncePerExample) return { rows: [...examples], fromRecording: 0 };
   // The fields a task row has (the example file's), not what verification added to the recorded row.
   const taskFields = new Set(examples.flatMap((example) => Object.keys(example)));
-  const rows = recorded.map((row, index) => {
+  const stamp = (row: Row, key: string) => (Number.isInteger(row[key]) ? (row[key] as number) : Number.MAX_SAFE_INTEGER);
+  const order = recorded.map((row, index) => ({ row, index })).sort((a, b) => stamp(a.row, '_ng_task_index') - stamp(b.row, '_ng_task_index') || stamp(a.row, '_ng_rollout_index') - stamp(b.row, '_ng_rollout_index') || a.index - b.index);
+  const rows = order.map(({ row, index }) => {
     const task = tasks[index];
     if (task !== undefined) return examples[task] as Row;
     // Its agent_ref names the agent of the run that recorded it (a benchmark's), not necessarily one of this config.
@@ -226,6 +273,8 @@ type RunOutcome =
       runs: Record<string, string>;
       collect: { code: string; output: string };
       comparison: Comparison;
+      /** The rollouts that came back, and those that failed. */
+      rows: Row[];
       failed: Row[];
     };
 
@@ -236,7 +285,9 @@ async function runAndCompare(args: string[], outputName: string, context: RunCon
   if (!gym.ready) return { ready: false, output: gym.output, ending: gym.ending, builds: gym.builds };
   try {
     const output = join(options.workFolder, `${outputName}.jsonl`);
-    const run = await collect(gym.headPort, plan.agentInstance as string, context.inputPath, output, { logPath, timeoutMs: options.collectTimeoutMs });
+    // Rows that send one same input are answered in the recording's task order: run them in that order.
+    const sequential = repeatedInputs(context.examples);
+    const run = await collect(gym.headPort, plan.agentInstance as string, context.inputPath, output, { logPath, timeoutMs: options.collectTimeoutMs, sequential });
     const results = existsSync(output) ? readRows(output) : { problem: 'no output' };
     const failuresPath = join(options.workFolder, `${outputName}_failures.jsonl`);
     const failures = existsSync(failuresPath) ? readRows(failuresPath) : { problem: 'none' };
@@ -249,6 +300,7 @@ async function runAndCompare(args: string[], outputName: string, context: RunCon
       runs: Object.fromEntries(gym.servers.map((row) => [row.instance, row.runs])),
       collect: run,
       comparison: compareWithRecording(context.examples, context.recording, 'rows' in results ? results.rows : []),
+      rows: 'rows' in results ? results.rows : [],
       failed: 'rows' in failures ? failures.rows : [],
     };
   } finally {
@@ -271,6 +323,8 @@ async function whyNotStarted(output: string, ending: string, plan: ResourcesServ
     if (refused === true) return { category: 'upstream-config', text: `upstream 0.7.0's own validation refuses its config too (ng_dump_config: almost-server): ${problem.slice(0, 300)}` };
     return { category: 'error', text: `ngym refuses its config${refused === false ? ', which upstream 0.7.0 accepts' : ''}: ${problem.slice(0, 300)} (log ${log})` };
   }
+  const placeholder = placeholderDistribution(output, join(venvFolderOf('resources_servers', plan.name), '.venv'));
+  if (placeholder !== undefined) return placeholder;
   const requirementLines = requirementLinesOf(failedBuildFolder(output, options.sitePackages, plan.folder));
   return startFailureReason(output, { ending, requirementLines, logPath: log, folder: plan.folder });
 }
@@ -314,6 +368,15 @@ function whyDiffers(context: DiffContext): Reason {
     return { category: 'no-recording', text: `its recorded responses are not valid Responses (usage in Chat Completions' shape: prompt_tokens, completion_tokens), which agents refuse (upstream's simple_agent too): ${failed.length} of ${comparison.total} rollouts failed` };
   }
   if (failed.length > 0) {
+    const diverged = replayDivergence(errors);
+    if (diverged === 'first-observation') {
+      return { category: 'no-recording', text: `its recording does not hold the observation the environment's reset now sends first (the recorded conversation goes from the task's prompt straight to a model reply, the agent sends a user message there): ${failed.length} of ${comparison.total} rollouts failed` };
+    }
+    if (diverged === 'observation') {
+      return { category: 'random', text: `the environment's observations differ from the recording after the same replies (it draws at random past its seed), so the recorded replies stop applying mid-episode: ${failed.length} of ${comparison.total} rollouts failed` };
+    }
+    const missing = missingWheelData(text, context.plan.folder) ?? unsetDataVariable(text);
+    if (missing !== undefined) return missing;
     const runtime = runtimeReason(text, log);
     const unrecorded = failed.filter((row) => typeof row.input_line === 'number' && !context.recordedTaskLines.has(row.input_line - 1)).length;
     if (/No recorded rollout starts with this input/.test(errors) && unrecorded > 0) {
@@ -333,7 +396,7 @@ function whyDiffers(context: DiffContext): Reason {
       return { category: 'random', text: `the environment's observations differ from the recording (it draws at random, with no seed in its config), so the recorded replies do not apply: ${failed.length} of ${comparison.total} rollouts failed` };
     }
     if (runtime !== undefined) return runtime;
-    const host = networkFailed(text) ? hostInCode(context.plan.folder) : undefined;
+    const host = networkFailed(text) ? (hostInCode(context.plan.folder) ?? hostInTraceback(text)) : undefined;
     if (host !== undefined) return { category: 'download', text: `download from ${host} (while verifying; the host its code names)` };
     const first = firstErrorLine(errors) ?? errors.split('\n')[0] ?? '';
     return { category: 'error', text: `${failed.length} of ${comparison.total} rollouts failed: ${first.slice(0, 400)} (log ${log})` };
@@ -350,6 +413,11 @@ function whyDiffers(context: DiffContext): Reason {
   if (context.sharedInputs) {
     return { category: 'replay', text: `its tasks share one input text (they differ in other fields), and replay_model answers by input, so recorded replies go to the wrong tasks: ${comparison.equal} of ${comparison.total} rollouts equal the recording` };
   }
+  // Rollouts that came back but scored without what verification needed (a container runtime it could not find).
+  const runtime = runtimeReason(context.gymOutput, log);
+  if (runtime?.category === 'container') return { ...runtime, text: `${comparison.equal} of ${comparison.total} rollouts equal the recording; its verifier ${runtime.text}` };
+  const known = investigatedCause(context.plan.name);
+  if (known !== undefined) return { ...known, text: `${comparison.equal} of ${comparison.total} rollouts equal the recording: ${known.text}` };
   const fields = [...new Set(comparison.differing.flatMap((entry) => entry.differences.map((difference) => difference.field)))];
   return { category: 'differs', text: `${comparison.equal} of ${comparison.total} rollouts equal the recording; differing: ${fields.join(', ') || 'rollout count'}${comparison.unmatched > 0 ? `; ${comparison.unmatched} rollouts match no example row` : ''}` };
 }

@@ -155,10 +155,11 @@ export interface CollectRun {
   output: string;
 }
 
-/** `ngym collect` of `inputPath` against the gym at `headPort`, into `outputPath` (and its `_failures.jsonl`). */
-export function collect(headPort: number, agent: string, inputPath: string, outputPath: string, options: { logPath: string; timeoutMs: number }): Promise<CollectRun> {
+/** `ngym collect` of `inputPath` against the gym at `headPort`, into `outputPath` (and its `_failures.jsonl`); `sequential`: one rollout at a time, in row order. */
+export function collect(headPort: number, agent: string, inputPath: string, outputPath: string, options: { logPath: string; timeoutMs: number; sequential?: boolean }): Promise<CollectRun> {
   const started = performance.now();
   const args = ['collect', `+head_server.port=${headPort}`, `+agent_name=${agent}`, `+input_jsonl_fpath=${inputPath}`, `+output_jsonl_fpath=${outputPath}`];
+  if (options.sequential === true) args.push('+num_samples_in_parallel=1');
   const log = createWriteStream(options.logPath, { flags: 'a' });
   log.write(`\n$ ngym ${args.join(' ')}\n`);
   const child = spawnCli(args, {});

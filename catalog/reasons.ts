@@ -16,6 +16,7 @@ export type ReasonCategory =
   | 'replay'
   | 'upstream-config'
   | 'no-recording'
+  | 'missing-data'
   | 'no-config'
   | 'build'
   | 'timeout'
@@ -37,6 +38,7 @@ export const CATEGORY_TITLES: Record<ReasonCategory, string> = {
   replay: 'replay_model cannot pair its tasks with their recorded replies',
   'upstream-config': "upstream's own config fails upstream's own validation",
   'no-recording': 'no usable recording',
+  'missing-data': "needs data files that are not in upstream's wheel",
   'no-config': 'no config naming an agent for it',
   build: 'its Python environment does not build',
   timeout: 'not ready or not finished in time',
@@ -135,10 +137,14 @@ export function startFailureReason(output: string, options: { ending: string; re
     const tail = building !== null && !new RegExp(`${escapeRegExp(building[0].split(': building')[0] as string)}: built`).test(output) ? ` while building its Python environment (${building[1]})` : '';
     return { category: 'timeout', text: `not ready in time${tail} (log ${options.logPath})` };
   }
+  const refused = refusedConfig(output);
+  if (refused !== undefined) return refused;
   const runtime = runtimeReason(output, options.logPath);
   if (runtime !== undefined) return runtime;
   const host = networkFailed(output) && options.folder !== undefined ? hostInCode(options.folder) : undefined;
   if (host !== undefined) return { category: 'download', text: `download from ${host} (at start; the host its code names)` };
+  const packageHost = networkFailed(output) ? hostInTraceback(output) : undefined;
+  if (packageHost !== undefined) return { category: 'download', text: `download from ${packageHost} (at start, by a package it installs: the host the failing traceback's code names)` };
   return { category: 'error', text: `${firstErrorLine(output) ?? `ngym run ended (${options.ending})`} (log ${options.logPath})` };
 }
 
@@ -155,9 +161,131 @@ function buildErrorLine(output: string): string | undefined {
 export function runtimeReason(output: string, logPath: string): Reason | undefined {
   if (CONTAINER.test(output)) return { category: 'container', text: `needs a container runtime: ${firstMatchingLine(output, CONTAINER) ?? ''} (log ${logPath})`.trim() };
   if (GPU.test(output)) return { category: 'gpu', text: `needs a GPU / CUDA / vLLM: ${firstMatchingLine(output, GPU) ?? ''}`.trim() };
+  const nltk = /Resource '?(\w+)'? not found\.\s+Please use the NLTK Downloader/.exec(output.replace(/^\([^)]*\)\s*(\([^)]*\)\s*)?/gm, ''));
+  if (nltk !== null) return { category: 'download', text: `nltk data '${nltk[1]}' (nltk.download fetches it from raw.githubusercontent.com, not PyPI; LookupError without it)` };
   const host = downloadHost(output);
   if (host !== undefined) return { category: 'download', text: `download from ${host}` };
   return undefined;
+}
+
+/**
+ * A server's own pydantic config class refusing the config it was given (`N validation errors for <Class>`, fields
+ * `Field required`): upstream's app.py refuses upstream's config, whatever hosts it.
+ */
+export function refusedConfig(output: string): Reason | undefined {
+  const lines = output.split('\n').map((line) => line.replace(/^\([^)]*\)\s*(\([^)]*\)\s*)?/, ''));
+  const start = lines.findIndex((line) => /validation errors? for \w*Config\b/.test(line));
+  if (start < 0) return undefined;
+  const server = /^\(([^)]+)\)/.exec(output.split('\n').find((line) => /validation errors? for \w*Config\b/.test(line)) ?? '')?.[1];
+  const className = /validation errors? for (\w+)/.exec(lines[start] as string)?.[1] as string;
+  const missing: string[] = [];
+  for (let index = start + 1; index + 1 < lines.length && /^\S/.test(lines[index] as string); index += 3) {
+    if (/Field required/.test(lines[index + 1] as string)) missing.push((lines[index] as string).trim());
+  }
+  if (missing.length === 0) return undefined;
+  const container = missing.some((field) => /image|sandbox/.test(field)) ? '; it runs a harness in a container image' : '';
+  return {
+    category: 'upstream-config',
+    text: `upstream's ${server ?? 'server'} refuses the config upstream ships for it: ${className} requires ${missing.join(', ')}, which the config does not set${container}`,
+  };
+}
+
+/** Packages a traceback passes through that name hosts without downloading from them (servers, HTTP clients, ngym's bridge). */
+const NOT_DOWNLOADERS = /\/site-packages\/(urllib3?|requests|aiohttp|httpx|httpcore|fastapi|starlette|uvicorn|pydantic|anyio|nemo_gym|wget\.py)\b/;
+
+/** The first non-local host named in a Python file of the failing traceback (a package that downloads at import or start). */
+export function hostInTraceback(output: string): string | undefined {
+  const files = [...output.matchAll(/File "([^"]+\.py)", line \d+/g)].map((match) => match[1] as string).filter((file) => /site-packages\//.test(file) && !NOT_DOWNLOADERS.test(file));
+  for (const file of new Set(files)) {
+    if (!existsSync(file)) continue;
+    for (const match of readFileSync(file, 'utf8').matchAll(/["'](?:git\+)?https?:\/\/([^/\s'"@:{]+)/g)) {
+      const host = (match[1] as string).toLowerCase();
+      if (!LOCAL_HOSTS.test(host) && host.includes('.')) return host;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A FileNotFoundError naming a file under the server's folder that the wheel does not hold (data upstream's README
+ * says to download or generate), with the instruction its message gives.
+ */
+export function missingWheelData(text: string, folder: string): Reason | undefined {
+  const unescaped = text.replace(/\\+'/g, "'").replace(/\\+n/g, '\n');
+  const at = unescaped.indexOf(`${folder}/`);
+  if (at < 0 || !/FileNotFoundError/.test(unescaped)) return undefined;
+  const path = /^[^\s'"]+/.exec(unescaped.slice(at + folder.length + 1))?.[0];
+  if (path === undefined || existsSync(join(folder, path))) return undefined;
+  const after = unescaped.slice(at + folder.length + 1 + path.length).split(/['"]\)/)[0]?.replace(/^[\s.:]*(not found\.?)?\s*/, '').replace(/\s+/g, ' ').trim();
+  const hint = after === undefined || after === '' ? '' : `: ${after.slice(0, 240)}`;
+  return { category: 'missing-data', text: `its data file ${path} is not in upstream's wheel${hint}` };
+}
+
+/**
+ * A ModuleNotFoundError for a module whose distribution is installed but holds no module (an empty placeholder on
+ * PyPI under the name of a project published elsewhere): the dependency resolves, the import does not.
+ */
+export function placeholderDistribution(output: string, venv: string): Reason | undefined {
+  const module = /ModuleNotFoundError: No module named '([\w.]+)'/.exec(output)?.[1]?.split('.')[0];
+  const lib = join(venv, 'lib');
+  const python = module === undefined || !existsSync(lib) ? undefined : readdirSync(lib).find((entry) => entry.startsWith('python'));
+  if (module === undefined || python === undefined || !existsSync(join(lib, python, 'site-packages'))) return undefined;
+  const sitePackages = join(lib, python, 'site-packages');
+  const normalized = module.toLowerCase().replace(/[-_.]+/g, '_');
+  const distInfo = readdirSync(sitePackages).find((entry) => entry.endsWith('.dist-info') && entry.toLowerCase().replace(/[-_.]+/g, '_').startsWith(`${normalized}_`));
+  if (distInfo === undefined) return undefined;
+  const record = join(sitePackages, distInfo, 'RECORD');
+  const files = existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter((line) => line.trim() !== '' && !line.startsWith(`${distInfo}/`)) : [];
+  if (files.length > 0) return undefined;
+  const version = /-([^-]+)\.dist-info$/.exec(distInfo)?.[1] ?? '?';
+  return { category: 'download', text: `its dependency ${distInfo.replace(/-[^-]+\.dist-info$/, '')} ${version} from PyPI is an empty placeholder (no module ${module}): the real package is published elsewhere (not on PyPI)` };
+}
+
+/** A path its config defaults to `/nonexistent/set-<VARIABLE>/...`: data outside the wheel that the variable must point at. */
+export function unsetDataVariable(text: string): Reason | undefined {
+  const match = /\/nonexistent\/set-([A-Z][A-Z0-9_]*)(\/[^\s'"\\]*)?/.exec(text);
+  if (match === null) return undefined;
+  return { category: 'missing-data', text: `needs ${match[1]} set to a checkout of its data (its config defaults to /nonexistent/set-${match[1]}; it read ${match[0]})` };
+}
+
+/**
+ * How a replay divergence reads: `first-observation`, the agent sends a user message where the recording has the
+ * model's first reply (the recording was made without the observation the environment's reset now sends);
+ * `observation`, a later observation differs after the same replies (the environment drew otherwise).
+ */
+export function replayDivergence(errors: string): 'first-observation' | 'observation' | undefined {
+  const text = errors.replace(/\\+"/g, '"');
+  const match = /Replay diverged from the recording at .*?, output item (\d+): the item sent differs[^]*?recorded: \["(\w+)","?(\w*)[^]*?received: \["message","user"/.exec(text);
+  if (match === null) return undefined;
+  if (match[1] === '0' && match[2] !== 'message') return 'first-observation';
+  return match[2] === 'message' && match[3] === 'user' ? 'observation' : undefined;
+}
+
+/**
+ * Causes found by reading a server's code and recording, which no output shows: the recording disagrees with upstream
+ * 0.7.0's own code. Each was checked against upstream's app.py itself (see the text).
+ */
+const INVESTIGATED: Record<string, Reason> = {
+  lc_niah: {
+    category: 'no-recording',
+    text: "its recording was shortened after it was scored (reasoning and answers cut to '...'): upstream 0.7.0's own verify of the recorded rows gives the rewards ngym gives (1.0, 0.969, 0.997, 0.981, 0.8), not the recorded ones (0.988, 0.968, 0.989, 0.965, 0.786)",
+  },
+  litmus_agent: {
+    category: 'no-recording',
+    text: "its recording was made by an earlier verifier: for a legacy row (no answer_type, property_type fragment) upstream 0.7.0's app.py resolves the reward rule to exact, the recording says isclose; the rewards agree",
+  },
+  text_to_sql: {
+    category: 'judge',
+    text: "its judge (the policy model) is sent upstream 0.7.0's SQL_JUDGE_SYSTEM_MESSAGE (4395 characters), not the system message its recording's judge_evaluations were made with (3287; the user prompt is the same), so no recorded verdict answers it and every judge call fails",
+  },
+  math_formal_lean: {
+    category: 'container',
+    text: "its verifier compiles proofs in NeMo Skills' Lean 4 sandbox (a container at NEMO_SKILLS_SANDBOX_HOST:NEMO_SKILLS_SANDBOX_PORT, default 127.0.0.1:6000); without one every proof_status is error ('All connection attempts failed')",
+  },
+};
+
+export function investigatedCause(name: string): Reason | undefined {
+  return INVESTIGATED[name];
 }
 
 function firstMatchingLine(text: string, pattern: RegExp): string | undefined {

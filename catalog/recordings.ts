@@ -98,6 +98,15 @@ export function sharedInputs(examples: readonly Row[]): boolean {
   return false;
 }
 
+/**
+ * Whether some rows send the model one same input (repeats, or tasks differing only in other fields): replay_model
+ * answers those in the recording's task order, so they must run one at a time, in order.
+ */
+export function repeatedInputs(rows: readonly Row[]): boolean {
+  const inputs = rows.map((row) => JSON.stringify(inputOf(row)));
+  return new Set(inputs).size < inputs.length;
+}
+
 function inputOf(row: Row): string[] | undefined {
   const input = (row.responses_create_params as Row | undefined)?.input;
   if (typeof input !== 'string' && !Array.isArray(input)) return undefined;
@@ -141,17 +150,23 @@ function differences(recorded: Row, result: Row): Difference[] {
 
 /**
  * The task of `examples` a rollout belongs to: the example whose input its input starts with (an agent may have
- * added to it), the longest such; among equal inputs, the one sharing most scalar fields with the rollout.
+ * added to it), the longest such; among equal inputs, the one sharing most scalar fields with the rollout, and among
+ * those the one at the rollout's `_ng_task_index` (a recording that kept none of its task's other fields).
  */
 function taskOf(row: Row, examples: readonly Row[], exampleInputs: readonly (string[] | undefined)[]): number | undefined {
   const input = inputOf(row);
   if (input === undefined) return undefined;
-  let best: { index: number; length: number; shared: number } | undefined;
+  let best: { index: number; length: number; shared: number; atIndex: boolean } | undefined;
   exampleInputs.forEach((exampleInput, index) => {
     if (exampleInput === undefined || exampleInput.length > input.length || !exampleInput.every((item, position) => item === input[position])) return;
     const example = examples[index] as Row;
     const shared = Object.keys(example).filter((key) => key !== 'responses_create_params' && key in row && JSON.stringify(example[key]) === JSON.stringify(row[key])).length;
-    if (best === undefined || exampleInput.length > best.length || (exampleInput.length === best.length && shared > best.shared)) best = { index, length: exampleInput.length, shared };
+    const atIndex = row._ng_task_index === index;
+    const better =
+      best === undefined ||
+      exampleInput.length > best.length ||
+      (exampleInput.length === best.length && (shared > best.shared || (shared === best.shared && atIndex && !best.atIndex)));
+    if (better) best = { index, length: exampleInput.length, shared, atIndex };
   });
   return best?.index;
 }

@@ -37,15 +37,19 @@ function environmentCell(result: ServerResult): string {
   return own === undefined ? 'own venv (built earlier)' : `own venv, built in ${own[1].toFixed(1)} s`;
 }
 
-export function summaryOf(results: readonly ServerResult[]): { equal: number; total: number; byReason: Map<ReasonCategory, number> } {
+/** Equal servers, in-range ones (random environments, counted apart), and the others by reason. */
+export function summaryOf(results: readonly ServerResult[]): { equal: number; inRange: number; total: number; byReason: Map<ReasonCategory, number> } {
   const resources = results.filter((result) => result.kind === 'resources_servers');
   const byReason = new Map<ReasonCategory, number>();
-  for (const result of resources) if (result.status !== 'equal' && result.reason !== undefined) byReason.set(result.reason.category, (byReason.get(result.reason.category) ?? 0) + 1);
-  return { equal: resources.filter((result) => result.status === 'equal').length, total: resources.length, byReason };
+  for (const result of resources) {
+    if (result.status !== 'equal' && result.status !== 'in-range' && result.reason !== undefined) byReason.set(result.reason.category, (byReason.get(result.reason.category) ?? 0) + 1);
+  }
+  const count = (status: ServerResult['status']) => resources.filter((result) => result.status === status).length;
+  return { equal: count('equal'), inRange: count('in-range'), total: resources.length, byReason };
 }
 
 export function renderCatalog(catalog: Catalog): string {
-  const { equal, total, byReason } = summaryOf(catalog.results);
+  const { equal, inRange, total, byReason } = summaryOf(catalog.results);
   const lines = [
     '# Catalog: upstream NeMo Gym 0.7.0\'s environments under `ngym run`',
     '',
@@ -61,6 +65,14 @@ export function renderCatalog(catalog: Catalog): string {
     `**${equal} of ${total} resources servers equal their recordings.**`,
     '',
   ];
+  if (inRange > 0) {
+    lines.push(
+      `${inRange} more draw at random with no seed upstream lets one set, so no recording can be replayed reward for reward: with`,
+      "replay_model's fallback replies (`fallback: nearest`) every row of theirs runs and scores inside the reward range upstream",
+      'declares for them (an environment\'s manifest.yaml, else its config\'s description). They are not counted as equal.',
+      '',
+    );
+  }
   if (byReason.size > 0) {
     lines.push('The others, by reason:', '', '| reason | servers |', '|---|---|');
     for (const [category, count] of [...byReason].sort((a, b) => b[1] - a[1])) lines.push(`| ${CATEGORY_TITLES[category]} | ${count} |`);
@@ -83,7 +95,8 @@ export function renderCatalog(catalog: Catalog): string {
       for (const result of results) {
         const profile = result.recorded === undefined ? '' : `${number(result.recorded.mean)} (${number(result.recorded.min)}..${number(result.recorded.max)}, n=${result.recorded.count})`;
         const equalCell = result.total === undefined ? '' : `${result.equal ?? 0} / ${result.total}`;
-        lines.push(`| ${result.name} | ${result.hosting ?? ''} | ${environmentCell(result)} | ${seconds(result.readySeconds)} | ${equalCell} | ${profile} | ${cell(result.status === 'equal' ? '' : (result.reason?.text ?? ''))} |`);
+        const reason = result.status === 'equal' ? '' : result.status === 'in-range' ? `in range: ${result.reason?.text ?? ''}` : (result.reason?.text ?? '');
+        lines.push(`| ${result.name} | ${result.hosting ?? ''} | ${environmentCell(result)} | ${seconds(result.readySeconds)} | ${equalCell} | ${profile} | ${cell(reason)} |`);
       }
     } else {
       const started = results.filter((result) => result.status === 'started').length;

@@ -24,6 +24,8 @@ export interface ReplaySetup {
   otherRecordings: string[];
   /** Where to write the copy of the config when it defines a model server that is replaced. */
   workFolder: string;
+  /** The policy model answers requests no recording agrees with from the nearest one (replay_model's `fallback: nearest`). */
+  fallback?: boolean;
 }
 
 const list = (paths: readonly string[]) => `[${paths.join(',')}]`;
@@ -41,6 +43,7 @@ export function replayArguments(setup: ReplaySetup): string[] {
   }
   const args = [`+config_paths=${list(setup.replayPolicy ? [config, REPLAY_CONFIG] : [config])}`];
   if (setup.replayPolicy) args.push(`+${POLICY_MODEL}.responses_api_models.replay_model.rollouts_jsonl_fpath=${list(setup.policyRecordings)}`);
+  if (setup.replayPolicy && setup.fallback === true) args.push(`+${POLICY_MODEL}.responses_api_models.replay_model.fallback=nearest`);
   for (const name of setup.otherModels.filter((model) => !defined.includes(model))) {
     args.push(`+${name}={responses_api_models: {replay_model: {entrypoint: app.ts, rollouts_jsonl_fpath: ${list(setup.otherRecordings)}, strict: false}}}`);
   }

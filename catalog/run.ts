@@ -4,7 +4,8 @@
  * recording (check-resources-server.ts); an agent, model server or environment server is started with its own
  * config (check-start.ts). Results go to `<out>/catalog.json` (default results/catalog/), merged with those of
  * earlier runs for servers not named now, and docs/environments/catalog.md is rendered from them. `--check` exits
- * 1 when a named resources server does not equal its recording (or a named other server does not start);
+ * 1 when a named resources server does not equal its recording nor (drawing at random) run within its declared reward
+ * range, or a named other server does not start;
  * `--render` only renders the doc from an existing catalog.json.
  *
  * Names: `all`; a resources server's folder name; `<kind>/<name>` for any server (`responses_api_agents/tau2`); or a
@@ -64,11 +65,12 @@ function machine(): Machine {
 function progressLine(index: number, total: number, result: ServerResult): string {
   const where = result.kind === 'resources_servers' ? result.name : `${result.kind}/${result.name}`;
   const parts = [result.hosting ?? '-'];
-  if (result.status === 'equal' || result.status === 'differs') parts.push(`${result.equal}/${result.total} equal`);
+  if (result.status === 'equal' || result.status === 'differs' || result.status === 'in-range') parts.push(`${result.equal}/${result.total} equal`);
+  if (result.status === 'in-range' && result.rewardRange !== undefined) parts.push(`every row within ${result.rewardRange.lower}..${result.rewardRange.upper}`);
   if (result.status === 'started') parts.push('started');
   if (result.readySeconds !== undefined) parts.push(`ready ${result.readySeconds.toFixed(1)} s`);
   const built = Object.entries(result.builds ?? {}).map(([folder, seconds]) => `built ${folder} in ${seconds.toFixed(1)} s`);
-  const reason = result.status === 'equal' || result.status === 'started' ? '' : ` — ${result.reason?.category ?? 'failed'}: ${result.reason?.text ?? ''}`;
+  const reason = result.status === 'equal' || result.status === 'started' || result.status === 'in-range' ? '' : ` — ${result.reason?.category ?? 'failed'}: ${result.reason?.text ?? ''}`;
   return `[${index}/${total}] ${where}: ${[...parts, ...built].join(', ')}${reason}\n`;
 }
 
@@ -158,9 +160,10 @@ async function main(): Promise<number> {
   if (values.out === undefined) writeFileSync(DOC, renderCatalog(catalog));
   const summary = summaryOf(results);
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
-  process.stdout.write(`\n${summary.equal} of ${summary.total} resources servers equal their recordings (this run, ${minutes} min). ${catalogPath}${values.out === undefined ? `, ${DOC}` : ''}\n`);
+  const inRange = summary.inRange > 0 ? `, ${summary.inRange} more run every row within their declared reward range (random)` : '';
+  process.stdout.write(`\n${summary.equal} of ${summary.total} resources servers equal their recordings${inRange} (this run, ${minutes} min). ${catalogPath}${values.out === undefined ? `, ${DOC}` : ''}\n`);
   if (values.check === true) {
-    const unequal = results.filter((result) => result.kind === 'resources_servers' ? result.status !== 'equal' : result.status !== 'started');
+    const unequal = results.filter((result) => (result.kind === 'resources_servers' ? result.status !== 'equal' && result.status !== 'in-range' : result.status !== 'started'));
     if (unequal.length > 0) {
       process.stdout.write(`--check: ${unequal.map((result) => `${result.name} (${result.reason?.text ?? result.status})`).join('; ')}\n`);
       return 1;

@@ -146,6 +146,23 @@ describe('simple_agent', () => {
     expect(empty.calls).toHaveLength(1);
   });
 
+  it('ends the rollout after a reasoning-only output, marked incomplete, as upstream 0.7.0 does (one model call, then verify)', async () => {
+    const reasoningOnly = scriptedModel(() => [{ type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Thinking about Paris.' }] }]);
+    gym = await startInProcessGym({ config: agentConfig(weather), definitions: { policy_model: reasoningOnly.definition } });
+    const result = await run({ responses_create_params: { input: 'weather in Paris?' } });
+    expect(result.status, result.text).toBe(200);
+    expect(reasoningOnly.calls).toHaveLength(1);
+    expect(result.body.reward).toBe(0);
+    expect(result.body.response).toMatchObject({ status: 'incomplete', metadata: { ng_termination_reason: 'incomplete_reasoning' } });
+    expect(result.body.response.output.map((item: any) => item.type)).toEqual(['reasoning']);
+    await gym.close();
+
+    const empty = scriptedModel(() => []);
+    gym = await startInProcessGym({ config: agentConfig(weather), definitions: { policy_model: empty.definition } });
+    const emptyResult = await run({ responses_create_params: { input: 'x' } });
+    expect(emptyResult.body.response).toMatchObject({ status: 'incomplete', metadata: { ng_termination_reason: 'empty_output' } });
+  });
+
   it('merges cookies: a tool error without a cookie does not lose the session (upstream-style server)', async () => {
     // A resources server that behaves like upstream FastAPI: a 500 carries no Set-Cookie.
     const sessions = new Map<string, number>();

@@ -131,6 +131,22 @@ describe('replay_model', () => {
     expect(second.json<any>()).toMatchObject({ stop_reason: 'end_turn', content: [{ type: 'text', text: 'Cold in Oslo.' }] });
   });
 
+  it('fills the fields every Response has where a recorded reply lacks them, echoing the request', async () => {
+    const row = { responses_create_params: { input: 'Hi' }, response: { id: 'resp_trace', object: 'response', status: 'completed', model: 'sdg-trace', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hello.' }] }] } };
+    await startWeather(writeRollouts([row]), false);
+    const response = await http.request(gym?.url('policy_model', '/v1/responses') as string, { body: { input: 'Hi', tool_choice: 'none' } });
+    expect(response.status, response.text).toBe(200);
+    expect(response.json<any>()).toMatchObject({ id: 'resp_trace', model: 'sdg-trace', parallel_tool_calls: true, tool_choice: 'none', tools: [], created_at: expect.any(Number) });
+  });
+
+  it("answers usage recorded in Chat Completions' shape in the Responses API's", async () => {
+    const output = [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hello.' }] }];
+    const row = { responses_create_params: { input: 'Hi' }, response: { id: 'r', object: 'response', model: 'm', output, usage: { prompt_tokens: 112, completion_tokens: 273, total_tokens: 385, prompt_tokens_details: null } } };
+    await startWeather(writeRollouts([row]), false);
+    const response = await http.request(gym?.url('policy_model', '/v1/responses') as string, { body: { input: 'Hi' } });
+    expect(response.json<any>().usage).toEqual({ input_tokens: 112, output_tokens: 273, total_tokens: 385, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } });
+  });
+
   it('refuses to start on a malformed rollouts file, naming the line', async () => {
     const path = writeRollouts([]);
     writeFileSync(path, '{"responses_create_params": {"input": "x"}, "response": {"output": []}}\n{oops\n');

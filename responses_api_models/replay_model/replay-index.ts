@@ -3,10 +3,19 @@
  * conversation so far; the matching recording is the one whose original input is a prefix of it and
  * whose recorded model items agree with the conversation so far. The reply is the next recorded model
  * items, up to the next item the agent supplies: a tool output (the agent calls the real tools) or a user
- * message (a bash agent's observation of the command it ran).
+ * message (a bash agent's observation of the command it ran). Content parts are compared by their fields
+ * in any order, with OpenAI's defaults filled in (an input_image's `detail` is `auto` when absent).
+ *
+ * Several recordings can answer one request: repeats of a task, or tasks that differ only in fields the
+ * model never sees (the expected answer). Those whose request `metadata` equals the one sent are preferred;
+ * the rest is served in the recording's task order (`_ng_task_index`, then `_ng_rollout_index`, then file
+ * order), one per rollout. Nothing in the request tells such tasks apart, so a collection that runs its rows
+ * one at a time in task order is what gets each task its own recorded reply.
  *
  * In strict mode the tool outputs the agent sends must equal the recorded ones byte for byte; the first
- * divergence is reported with the recording's file and line.
+ * divergence is reported with the recording's file and line. With `fallback: nearest`, a request no
+ * recording agrees with (an environment that draws at random) is answered instead from one recording per
+ * rollout, its model turns in order, so the rollout runs to its end.
  */
 import { readFileSync } from 'node:fs';
 import { NgymError, normalizeInput, type Response, type ResponseItem, SessionStore } from 'ngym';
@@ -16,9 +25,47 @@ export interface Recording {
   line: number;
   inputKey: string;
   inputLength: number;
+  /** The request's metadata as recorded (a canonical JSON text; `{}` when none). */
+  metadataKey: string;
+  /** The rollout's place in its recorded run, for serving identical requests in order. */
+  taskIndex: number;
+  rolloutIndex: number;
   output: ResponseItem[];
   response: Response;
 }
+
+/** What to do with a request no recording agrees with: fail, or answer from the nearest recording (see above). */
+type ReplayFallback = 'none' | 'nearest';
+
+export interface ReplayOptions {
+  strict: boolean;
+  metadata?: unknown;
+  fallback?: ReplayFallback;
+}
+
+/** JSON with object keys sorted, so that two values equal field for field have one text. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).filter(([, field]) => field !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, field]) => `${JSON.stringify(name)}:${canonicalJson(field)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A content part by its text, or by all its fields with the type's defaults filled in (OpenAI's ResponseInputImage: detail `auto`). */
+function partIdentity(part: Record<string, unknown>): string {
+  if (typeof part.text === 'string') return part.text;
+  if (typeof part.refusal === 'string') return part.refusal;
+  const filled = part.type === 'input_image' && (part.detail === undefined || part.detail === null) ? { ...part, detail: 'auto' } : part;
+  return canonicalJson(filled);
+}
+
+function metadataKey(metadata: unknown): string {
+  return metadata === undefined || metadata === null ? '{}' : canonicalJson(metadata);
+}
+
+const indexOr = (value: unknown, fallback: number) => (Number.isInteger(value) ? (value as number) : fallback);
 
 /** The parts of an item that identify it (defaults such as `type: "message"` and ids do not matter). */
 function identity(item: ResponseItem, compareToolOutput: boolean): unknown {
@@ -33,7 +80,7 @@ function identity(item: ResponseItem, compareToolOutput: boolean): unknown {
       const content =
         typeof item.content === 'string'
           ? item.content
-          : item.content.map((part) => (typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : JSON.stringify(part))).join('');
+          : item.content.map((part) => partIdentity(part as Record<string, unknown>)).join('');
       return ['message', item.role, content];
     }
   }
@@ -56,15 +103,39 @@ function describeItem(item: ResponseItem | undefined): string {
   return text.length > 300 ? `${text.slice(0, 300)}...` : text;
 }
 
+type Candidate = { recording: Recording; position: number };
+
+/** The recording's model turns: maximal runs of items the model produced, between the items the agent supplied. */
+function modelTurns(output: readonly ResponseItem[]): { start: number; end: number }[] {
+  const turns: { start: number; end: number }[] = [];
+  for (let index = 0; index < output.length; index++) {
+    if (suppliedByAgent(output[index] as ResponseItem)) continue;
+    const start = index;
+    while (index < output.length && !suppliedByAgent(output[index] as ResponseItem)) index++;
+    turns.push({ start, end: index });
+  }
+  return turns;
+}
+
+/** A recording's items from `start` to `end` as the model's reply; usage goes with the final turn only, so an agent that sums usage gets the recorded total. */
+function replyOf(recording: Recording, start: number, end: number): Response {
+  return { ...recording.response, output: recording.output.slice(start, end), usage: end >= recording.output.length ? (recording.response.usage ?? null) : null };
+}
+
 export class ReplayIndex {
   private readonly byInput = new Map<string, Recording[]>();
   private readonly inputLengths = new Set<number>();
+  private readonly ordered: Recording[];
   private readonly sessionChoice = new SessionStore<Recording>();
   private readonly nextChoice = new Map<string, number>();
+  /** Model calls answered per session (a rollout), to tell which model turn a fallback reply is. */
+  private readonly sessionCalls = new SessionStore<number>();
+  private nextFallback = 0;
   readonly size: number;
 
   constructor(recordings: Recording[]) {
-    for (const recording of recordings) {
+    this.ordered = [...recordings].sort((a, b) => a.taskIndex - b.taskIndex || a.rolloutIndex - b.rolloutIndex || a.source.localeCompare(b.source) || a.line - b.line);
+    for (const recording of this.ordered) {
       const list = this.byInput.get(recording.inputKey) ?? [];
       list.push(recording);
       this.byInput.set(recording.inputKey, list);
@@ -84,7 +155,7 @@ export class ReplayIndex {
       }
       text.split('\n').forEach((line, index) => {
         if (line.trim() === '') return;
-        let row: { responses_create_params?: { input?: unknown }; response?: Response };
+        let row: { responses_create_params?: { input?: unknown; metadata?: unknown }; response?: Response; _ng_task_index?: unknown; _ng_rollout_index?: unknown };
         try {
           row = JSON.parse(line);
         } catch (error) {
@@ -95,15 +166,37 @@ export class ReplayIndex {
           throw new NgymError('NGYM_INPUT_INVALID', `${path}:${index + 1}: a rollout needs responses_create_params.input and response.output.`);
         }
         const items = normalizeInput(input as string | ResponseItem[]);
-        recordings.push({ source: path, line: index + 1, inputKey: key(items), inputLength: items.length, output: row.response.output, response: row.response });
+        recordings.push({
+          source: path,
+          line: index + 1,
+          inputKey: key(items),
+          inputLength: items.length,
+          metadataKey: metadataKey(row.responses_create_params?.metadata),
+          // Rows without the collector's stamps keep file order, after stamped ones of the same request.
+          taskIndex: indexOr(row._ng_task_index, Number.MAX_SAFE_INTEGER),
+          rolloutIndex: indexOr(row._ng_rollout_index, Number.MAX_SAFE_INTEGER),
+          output: row.response.output,
+          response: row.response,
+        });
       });
     }
     return new ReplayIndex(recordings);
   }
 
   /** The next recorded model items for this request, or an error naming why there are none. */
-  reply(input: ResponseItem[], sessionId: string, strict: boolean): Response {
-    const candidates: { recording: Recording; position: number }[] = [];
+  reply(input: ResponseItem[], sessionId: string, options: ReplayOptions): Response {
+    const calls = this.sessionCalls.get(sessionId) ?? 0;
+    this.sessionCalls.set(sessionId, calls + 1);
+    try {
+      return this.recordedReply(input, sessionId, options);
+    } catch (error) {
+      if (options.fallback !== 'nearest' || !(error instanceof NgymError) || !['NGYM_REPLAY_NO_MATCH', 'NGYM_REPLAY_DIVERGENCE'].includes(error.code)) throw error;
+      return this.fallbackReply(sessionId, calls);
+    }
+  }
+
+  private recordedReply(input: ResponseItem[], sessionId: string, { strict, metadata }: ReplayOptions): Response {
+    const candidates: Candidate[] = [];
     for (const length of this.inputLengths) {
       if (length > input.length) continue;
       for (const recording of this.byInput.get(key(input.slice(0, length))) ?? []) {
@@ -119,8 +212,8 @@ export class ReplayIndex {
       );
     }
 
-    const conversation = (candidate: { recording: Recording; position: number }) => input.slice(input.length - candidate.position);
-    const firstMismatch = (candidate: { recording: Recording; position: number }, compareToolOutput: boolean): number => {
+    const conversation = (candidate: Candidate) => input.slice(input.length - candidate.position);
+    const firstMismatch = (candidate: Candidate, compareToolOutput: boolean): number => {
       const sent = conversation(candidate);
       for (let index = 0; index < sent.length; index++) {
         const recorded = candidate.recording.output[index];
@@ -137,7 +230,7 @@ export class ReplayIndex {
       // Blame the recording that agrees longest with what was sent.
       const best = candidates
         .map((candidate) => ({ candidate, at: firstMismatch(candidate, strict) }))
-        .sort((a, b) => b.at - a.at)[0] as { candidate: { recording: Recording; position: number }; at: number };
+        .sort((a, b) => b.at - a.at)[0] as { candidate: Candidate; at: number };
       const recorded = best.candidate.recording.output[best.at];
       const given = conversation(best.candidate)[best.at];
       const what = recorded?.type === 'function_call_output' && given?.type === 'function_call_output' ? 'tool output' : 'item';
@@ -148,8 +241,9 @@ export class ReplayIndex {
       );
     }
 
-    const chosen = this.choose(matching, sessionId);
-    const { recording, position } = chosen;
+    const sentMetadata = metadataKey(metadata);
+    const sameMetadata = matching.filter((candidate) => candidate.recording.metadataKey === sentMetadata);
+    const { recording, position } = this.choose(sameMetadata.length > 0 ? sameMetadata : matching, sessionId);
     const next = recording.output[position];
     if (next === undefined || suppliedByAgent(next)) {
       throw new NgymError(
@@ -160,24 +254,34 @@ export class ReplayIndex {
     }
     let end = position;
     while (end < recording.output.length && !suppliedByAgent(recording.output[end] as ResponseItem)) end++;
-    const isLast = end >= recording.output.length;
-    return {
-      ...recording.response,
-      output: recording.output.slice(position, end),
-      // Usage is reported once, on the final call, so an agent that sums usage gets the recorded total.
-      usage: isLast ? (recording.response.usage ?? null) : null,
-    };
+    return replyOf(recording, position, end);
   }
 
-  /** Identical tasks (repeats) spread over their recordings; a rollout's session sticks to its choice. */
-  private choose(matching: { recording: Recording; position: number }[], sessionId: string): { recording: Recording; position: number } {
+  /**
+   * The reply when no recording agrees (fallback `nearest`): the model turn numbered like this call of the rollout,
+   * from the recording the rollout was answered from so far, else the next recording in task order; past its
+   * last turn, its last turn again (the agent's max_steps ends the rollout).
+   */
+  private fallbackReply(sessionId: string, call: number): Response {
+    const recording = this.sessionChoice.getOrCreate(sessionId, () => this.ordered[this.nextFallback++ % this.ordered.length] as Recording);
+    const turns = modelTurns(recording.output);
+    const turn = turns[Math.min(call, turns.length - 1)];
+    if (turn === undefined) {
+      throw new NgymError('NGYM_REPLAY_DIVERGENCE', `The recording at ${recording.source}:${recording.line} holds no model output to answer with.`, { status: 409 });
+    }
+    return replyOf(recording, turn.start, turn.end);
+  }
+
+  /** Identical requests spread over their recordings in task order; a rollout's session sticks to its choice. */
+  private choose(matching: Candidate[], sessionId: string): Candidate {
     const stuck = this.sessionChoice.get(sessionId);
     const sticky = stuck === undefined ? undefined : matching.find((candidate) => candidate.recording === stuck);
     if (sticky !== undefined) return sticky;
-    const first = matching[0] as { recording: Recording; position: number };
-    const turn = this.nextChoice.get(first.recording.inputKey) ?? 0;
-    this.nextChoice.set(first.recording.inputKey, turn + 1);
-    const chosen = matching[turn % matching.length] as { recording: Recording; position: number };
+    const first = (matching[0] as Candidate).recording;
+    const group = `${first.inputKey}\n${first.metadataKey}`;
+    const turn = this.nextChoice.get(group) ?? 0;
+    this.nextChoice.set(group, turn + 1);
+    const chosen = matching[turn % matching.length] as Candidate;
     this.sessionChoice.set(sessionId, chosen.recording);
     return chosen;
   }

@@ -1,8 +1,8 @@
 /**
  * The policy's tool-calling loop for agents: simple_agent and non_executing_simple_agent run it once per rollout,
  * simulated_user_agent once per user turn. Call the model, run every function call against the resources server,
- * feed the outputs back, and stop when the model answers without tool calls, stops early (`incomplete_details`),
- * returns nothing, or `maxSteps` model calls were made.
+ * feed the outputs back, and stop when the model answers without tool calls (reasoning only or nothing marks the
+ * response incomplete), stops early (`incomplete_details`), or `maxSteps` model calls were made.
  */
 import { CookieJar } from '../client/cookies.ts';
 import { raiseForStatus, type ServerClient } from '../client/server-client.ts';
@@ -71,6 +71,16 @@ function callModel(params: ResponseCreateParams & { input: ResponseItem[] }, out
   });
 }
 
+/**
+ * A final response with neither a tool call nor an assistant message, not truncated (a stop token after reasoning,
+ * or an empty output): status `incomplete`, and why in `metadata` (upstream 0.7.0's keys and reason codes).
+ */
+function unfinished(response: Response): Response {
+  const reason = response.output.length > 0 ? 'incomplete_reasoning' : 'empty_output';
+  const message = `The model stopped with ${reason === 'empty_output' ? 'an empty output' : 'reasoning only'}: no assistant message and no tool call, and no truncation reported.`;
+  return { ...response, status: 'incomplete', metadata: { ...(response.metadata ?? {}), ng_termination_reason: reason, ng_termination_message: message } };
+}
+
 /** The config keys an agent running the loop has. */
 export interface ToolLoopConfig {
   resources_server: { name: string };
@@ -112,10 +122,13 @@ export async function runToolLoop(params: ResponseCreateParams & { input: Respon
 
     if (options.executeToolCalls === false) break;
     if (response.incomplete_details) break;
-    // An empty output would repeat the same request forever.
-    if (response.output.length === 0) break;
     const calls = response.output.filter((item): item is FunctionCallItem => item.type === 'function_call');
-    if (calls.length === 0 && response.output.some(isAssistantMessage)) break;
+    // No tool call ends the rollout, as in upstream 0.7.0's simple_agent: calling again would send the same
+    // request. Without an assistant message either (reasoning only, or nothing) the answer is marked incomplete.
+    if (calls.length === 0) {
+      if (!response.output.some(isAssistantMessage)) last = unfinished(response);
+      break;
+    }
     for (const call of calls) {
       output.push({ type: 'function_call_output', call_id: call.call_id, output: await callTool(call, options) });
     }
