@@ -13,7 +13,7 @@ import { compareWithRecording, comparedFields, nestedModelCalls, repeatedInputs,
 import { downloadHost, missingWheelData, nonPypiRequirementHost, placeholderDistribution, refusedConfig, replayDivergence, runtimeReason, startFailureReason, unsetDataVariable } from './reasons.ts';
 import { renderCatalog, summaryOf } from './render.ts';
 import { checkRewardRange, descriptionRange } from './reward-range.ts';
-import { instancesOf, modelReferences, planResourcesServer } from './upstream-servers.ts';
+import { companionConfigs, instancesOf, modelReferences, planResourcesServer } from './upstream-servers.ts';
 
 const task = (question: string, extra: Record<string, unknown> = {}) => ({ responses_create_params: { input: [{ role: 'user', content: question }] }, ...extra });
 const rollout = (question: string, reward: number, extra: Record<string, unknown> = {}) => ({
@@ -109,6 +109,19 @@ describe('the rows collected', () => {
   it('tells when different tasks share one input (replay_model answers by input)', () => {
     expect(sharedInputs([task('same', { audio: 'a.wav' }), task('same', { audio: 'b.wav' })])).toBe(true);
     expect(sharedInputs([task('same'), task('same')])).toBe(false);
+  });
+});
+
+describe('servers started beside the one checked', () => {
+  it("are the other resources servers its config's usage comment starts with it, by their own-named config", () => {
+    const site = mkdtempSync(join(tmpdir(), 'ngym-catalog-'));
+    for (const name of ['tools', 'judge', 'other']) {
+      mkdirSync(join(site, 'resources_servers', name, 'configs'), { recursive: true });
+      writeFileSync(join(site, 'resources_servers', name, 'configs', `${name}.yaml`), `${name}: {}\n`);
+    }
+    const config = join(site, 'resources_servers', 'tools', 'configs', 'tools.yaml');
+    writeFileSync(config, '# USAGE:\n#   gym env start --resources-server tools \\\n#   --resources-server judge --resources-server missing \\\n#   --resources-server other/variant\ntools: {}\n# not --resources-server in a value\n');
+    expect(companionConfigs(site, config, 'tools')).toEqual([join(site, 'resources_servers', 'judge', 'configs', 'judge.yaml')]);
   });
 });
 

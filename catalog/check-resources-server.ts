@@ -135,6 +135,7 @@ export async function checkResourcesServer(plan: ResourcesServerPlan, options: R
   writeFileSync(modelCalls, calls.map((row) => `${JSON.stringify(row)}\n`).join(''));
   const setup = {
     config: plan.config,
+    companionConfigs: plan.companionConfigs,
     replayPolicy: true,
     policyRecordings: calls.length > 0 ? [plan.recordingPath, modelCalls] : [plan.recordingPath],
     otherModels: plan.otherModels,

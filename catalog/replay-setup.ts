@@ -15,6 +15,8 @@ export const REPLAY_CONFIG = join(PACKAGE_ROOT, 'responses_api_models', 'replay_
 export interface ReplaySetup {
   /** The upstream config file. */
   config: string;
+  /** Configs started beside it (the other servers its usage line names). */
+  companionConfigs?: readonly string[];
   /** Whether the policy model is replay_model (false when the config defines its own `policy_model`). */
   replayPolicy: boolean;
   /** Files the policy model replays. */
@@ -41,7 +43,8 @@ export function replayArguments(setup: ReplaySetup): string[] {
     config = join(setup.workFolder, 'config.yaml');
     writeFileSync(config, `# ${setup.config} with its model servers ${defined.join(', ')} replaced by replay_model.\n${stringify(copy)}`);
   }
-  const args = [`+config_paths=${list(setup.replayPolicy ? [config, REPLAY_CONFIG] : [config])}`];
+  const configs = [config, ...(setup.companionConfigs ?? [])];
+  const args = [`+config_paths=${list(setup.replayPolicy ? [...configs, REPLAY_CONFIG] : configs)}`];
   if (setup.replayPolicy) args.push(`+${POLICY_MODEL}.responses_api_models.replay_model.rollouts_jsonl_fpath=${list(setup.policyRecordings)}`);
   if (setup.replayPolicy && setup.fallback === true) args.push(`+${POLICY_MODEL}.responses_api_models.replay_model.fallback=nearest`);
   for (const name of setup.otherModels.filter((model) => !defined.includes(model))) {

@@ -91,6 +91,8 @@ export interface ResourcesServerPlan {
   otherModels: string[];
   /** Model servers the resources server itself calls (a judge; may be the policy model). */
   verifierModels: string[];
+  /** Configs of the servers the chosen config's usage line says to start with it. */
+  companionConfigs: string[];
   /** Why no run can be planned (no config naming an agent for this server, ...). */
   problem?: string;
 }
@@ -132,7 +134,7 @@ export function planResourcesServer(sitePackages: string, name: string): Resourc
   const folder = join(sitePackages, 'resources_servers', name);
   const examplePath = join(folder, 'data', 'example.jsonl');
   const recordingPath = join(folder, 'data', 'example_rollouts.jsonl');
-  const plan: ResourcesServerPlan = { name, folder, examplePath, recordingPath, otherModels: [], verifierModels: [] };
+  const plan: ResourcesServerPlan = { name, folder, examplePath, recordingPath, otherModels: [], verifierModels: [], companionConfigs: [] };
   const own = configFiles(folder).filter((file) => /[/\\]([^/\\]+)\.ya?ml$/.exec(file)?.[1] === name);
   const files = own.length > 0 ? own : configFiles(folder);
   const exampleAgent = agentRefOfExamples(examplePath);
@@ -163,7 +165,21 @@ export function planResourcesServer(sitePackages: string, name: string): Resourc
   // A name that is not a key (`???`, an interpolation) is for the user to fill in: nothing to stand in for.
   plan.otherModels = [...modelReferences(config)].filter((model) => model !== POLICY_MODEL && /^[A-Za-z0-9_-]+$/.test(model)).sort();
   plan.verifierModels = [...modelReferences(chosen.resources.body)].sort();
+  plan.companionConfigs = companionConfigs(sitePackages, chosen.config, name);
   return plan;
+}
+
+/**
+ * The own-named configs of the other resources servers a config's usage comment starts with it
+ * (ns_tools: `gym env start --resources-server ns_tools --resources-server math_with_judge`), as a user following it would.
+ */
+export function companionConfigs(sitePackages: string, configFile: string, name: string): string[] {
+  const comments = readFileSync(configFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.trimStart().startsWith('#'))
+    .join('\n');
+  const names = [...comments.matchAll(/--resources-server[ =]([A-Za-z0-9_]+)(?![\w/])/g)].map((match) => match[1] as string).filter((other) => other !== name);
+  return [...new Set(names)].map((other) => join(sitePackages, 'resources_servers', other, 'configs', `${other}.yaml`)).filter((file) => existsSync(file));
 }
 
 /** The config files of an agent, model server or environment server folder, its own-named one first. */
