@@ -131,6 +131,11 @@ describe("reasons told from ngym's output", () => {
     expect(reason).toEqual({ category: 'credential', text: 'needs judge_model.responses_api_models.openai_model.openai_api_key (a credential / endpoint)' });
   });
 
+  it("a secret the config leaves null, refused by the server's config class, is a credential to give", () => {
+    const output = '(critpt_resources_server) pydantic_core._pydantic_core.ValidationError: 2 validation errors for CritPtResourcesServerConfig\n(critpt_resources_server) api_key.str\n';
+    expect(startFailureReason(output, { ending: 'exit 1', logPath: 'log' })).toEqual({ category: 'credential', text: 'needs api_key (a credential / endpoint)' });
+  });
+
   it('a failed build with a git requirement downloads from its host', () => {
     expect(nonPypiRequirementHost(['numpy', 'tale-suite @ git+https://github.com/microsoft/tale-suite.git'])).toBe('github.com');
     const reason = startFailureReason('Building the Python environment of server x (resources_servers/x) failed at `uv pip install`', { ending: 'exit 1', logPath: 'log', requirementLines: ['git+https://github.com/a/b.git'] });

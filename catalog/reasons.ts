@@ -123,7 +123,10 @@ export function startFailureReason(output: string, options: { ending: string; re
   const mandatory =
     missingMandatory(output) ??
     /Interpolation target `([^`]+)` does not exist/.exec(output)?.[1] ??
-    /Environment variable (\w+) is not set/.exec(output)?.[1] ?? /\bneeds ([a-z_]*(?:api_key|token|base_url|endpoint|password)[a-z_]*)/i.exec(output)?.[1];
+    /Environment variable (\w+) is not set/.exec(output)?.[1] ??
+    /\bneeds ([a-z_]*(?:api_key|token|base_url|endpoint|password)[a-z_]*)/i.exec(output)?.[1] ??
+    // A secret the config leaves null (`${oc.select:<secret>,null}`), refused by the server's pydantic config class.
+    /^(?:\([^)]*\)\s*)*([a-z_]*(?:api_key|token|password))\.str$/m.exec(output)?.[1];
   if (mandatory !== undefined) return { category: 'credential', text: `needs ${mandatory} (a credential / endpoint)` };
   const buildFailed = /Building the Python environment of server .* failed/.test(output);
   if (buildFailed) {
