@@ -5,7 +5,6 @@
  * (no network namespaces). Faults: a worker SIGKILLed mid-job, the collector SIGKILLed, Redis SIGKILLed and
  * restarted on its append-only file; each run must end with every (task, rollout) exactly once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,6 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GymProcess } from '../src/testing/cli-process.ts';
 import { sampleMemory } from '../src/gym/server-memory.ts';
-import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 import {
   exactlyOnce,
   type FaultyModel,
@@ -30,26 +28,20 @@ import {
   workFolder,
 } from './fault-stack.ts';
 import { REDIS_AVAILABLE, type RedisProcess, startRedis } from './redis-server.ts';
+import { killHostsLeft, startWorker as startWorkerProcess, type WorkerProcess } from './worker-process.ts';
 
 const TASKS = 40;
-
-interface WorkerProcess {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<unknown>;
-}
 
 let redis: RedisProcess | undefined;
 let gym: GymProcess | undefined;
 let model: FaultyModel | undefined;
-const children: ChildProcess[] = [];
 const watches: { stop: () => Promise<void> }[] = [];
 // Each test starts redis-server, ngym run, workers and collectors: minutes on a loaded 2-core machine.
 const TIMEOUT_MS = 180_000;
 
 afterEach(async () => {
   for (const watch of watches.splice(0)) await watch.stop();
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await killHostsLeft();
   await gym?.stop('SIGKILL');
   await model?.close();
   await redis?.kill();
@@ -58,21 +50,8 @@ afterEach(async () => {
   redis = undefined;
 });
 
-async function startWorker(extra: string[] = []): Promise<WorkerProcess> {
-  const child = spawn(
-    process.execPath,
-    [join(PACKAGE_ROOT, 'bin', 'ngym.js'), 'worker', `+head_server={host: 127.0.0.1, port: ${gym?.headPort}}`, `+queue.url=${redis?.url}`, '+queue.lock_seconds=1', '+concurrency=4', ...extra],
-    // The IPC channel ends the worker with this process, should a test time out (src/cli/end-with-parent.ts).
-    { cwd: PACKAGE_ROOT, env: { ...process.env, NGYM_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
-  );
-  children.push(child);
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise((resolve) => child.on('close', resolve));
-  await until('the worker is ready', () => output.includes('Worker ready') || child.exitCode !== null, 120_000);
-  expect(output).toContain('Worker ready');
-  return { child, output: () => output, exited };
+function startWorker(extra: string[] = []): Promise<WorkerProcess> {
+  return startWorkerProcess(gym?.headPort as number, redis?.url as string, extra);
 }
 
 /** Jobs of the queue in Redis, by state, sampled every 20 ms until stopped; keeps the highest total. */
@@ -213,13 +192,13 @@ describe.skipIf(!REDIS_AVAILABLE)('distributed collection (redis-server, ngym wo
     expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
   }, TIMEOUT_MS);
 
-  it('a worker SIGKILLed mid-job: its jobs stall, another worker runs them, no row twice', async () => {
+  it('a worker host SIGKILLed mid-job (the supervisor and its worker process): its jobs stall, another worker runs them, no row twice', async () => {
     const work = await startAll(150);
     const first = await startWorker();
     const watch = watchQueue(redis?.url as string);
     const collect = startCollect(gym as GymProcess, work, distributed());
     await until('rows and jobs in hand', () => jsonlRows(work.output).length >= 5 && (watch.latest().active ?? 0) >= 2, 120_000);
-    first.child.kill('SIGKILL');
+    first.killHost();
     await first.exited;
     const second = await startWorker();
     const result = await collect.exited;
@@ -298,7 +277,7 @@ describe.skipIf(!REDIS_AVAILABLE)('distributed collection (redis-server, ngym wo
       expect(exactlyOnce(work.output, TASKS).zeros).toBe(0);
 
       // A new gym, and a worker that reaches it.
-      first.child.kill('SIGKILL');
+      first.killHost();
       await gym.stop('SIGKILL');
       gym = await startHungryStack(model.url);
       await startWorker();

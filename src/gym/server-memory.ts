@@ -39,7 +39,7 @@ function kibibytes(status: string, field: string): number | undefined {
 }
 
 /** OOM kills the kernel has counted since boot, or undefined where it does not say. */
-export function oomKillCount(env: NodeJS.ProcessEnv = process.env): number | undefined {
+function oomKillCount(env: NodeJS.ProcessEnv = process.env): number | undefined {
   try {
     const match = /^oom_kill (\d+)$/m.exec(readFileSync(env[OOM_KILL_COUNTER_ENV] || '/proc/vmstat', 'utf8'));
     return match === null ? undefined : Number(match[1]);
@@ -49,7 +49,51 @@ export function oomKillCount(env: NodeJS.ProcessEnv = process.env): number | und
 }
 
 /** `812 MiB resident, peak 830 MiB, 0.4 s before`: a sample as a death report gives it. */
-export function describeSample(sample: MemorySample, now = Date.now()): string {
+function describeSample(sample: MemorySample, now = Date.now()): string {
   const mebibytes = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
   return `${mebibytes(sample.residentBytes)} resident, peak ${mebibytes(sample.peakBytes)}, ${Math.max(0, (now - sample.at) / 1000).toFixed(1)} s before`;
+}
+
+/** How a process ended, in the words death reports use. */
+export interface ProcessEnd {
+  /** SIGKILL while the kernel counted an OOM kill. */
+  oomKilled: boolean;
+  /** `signal SIGKILL`, `exit code 7` */
+  status: string;
+  /** `; at the last sample it held ...`, or empty when there was none. */
+  memory: string;
+}
+
+/**
+ * The kernel's OOM kill count, read at each memory sample. A death is the OOM killer's when it is a SIGKILL and the
+ * count is above the one read a sample before the latest: that margin of one interval keeps a kill counted just
+ * before the latest sample (the SIGKILL landing just after) from being missed.
+ */
+export class OomKillWatch {
+  private before: number | undefined;
+  private latest: number | undefined;
+
+  sample(): void {
+    const count = oomKillCount();
+    this.before = this.latest ?? count;
+    this.latest = count;
+  }
+
+  end(code: number | null, signal: NodeJS.Signals | null, memory: MemorySample | undefined): ProcessEnd {
+    const count = oomKillCount();
+    const counted = count !== undefined && this.before !== undefined && count > this.before;
+    return {
+      oomKilled: signal === 'SIGKILL' && counted,
+      status: signal === null ? `exit code ${code}` : `signal ${signal}`,
+      memory: memory === undefined ? '' : `; at the last sample it held ${describeSample(memory)}`,
+    };
+  }
+}
+
+/** `was killed by the kernel's out-of-memory killer (...)` or `exited unexpectedly (...)`, with the memory. */
+export function describeEnd(end: ProcessEnd, when: 'unexpectedly' | 'before it was ready'): string {
+  if (end.oomKilled) {
+    return `was killed by the kernel's out-of-memory killer${when === 'unexpectedly' ? '' : ` ${when}`} (${end.status}; the kernel counted an OOM kill as it died)${end.memory}`;
+  }
+  return `exited ${when} (${end.status})${end.memory}`;
 }

@@ -16,7 +16,9 @@ export type FailureClass =
   | 'invalid_result'
   | 'invalid_input'
   | 'server_oom_killed'
-  | 'server_died';
+  | 'server_died'
+  | 'worker_oom_killed'
+  | 'worker_died';
 
 export interface RolloutFailure {
   failureClass: FailureClass;
@@ -44,6 +46,17 @@ const SERVER_DEATHS: Readonly<Record<string, FailureClass>> = { NGYM_SERVER_OOM_
 
 export function isServerDeath(failure: RolloutFailure): boolean {
   return Object.values(SERVER_DEATHS).includes(failure.failureClass);
+}
+
+/**
+ * The queue worker process that held the rollout died (`ngym worker`'s supervisor records it,
+ * src/rollouts/queue/worker-supervisor.ts). Not retried: what killed the worker (often the rollouts' own memory)
+ * would likely kill the next one too.
+ */
+const WORKER_DEATHS: ReadonlySet<FailureClass> = new Set(['worker_oom_killed', 'worker_died']);
+
+export function isWorkerDeath(failure: RolloutFailure): boolean {
+  return WORKER_DEATHS.has(failure.failureClass);
 }
 
 export function failureFromResponse(response: HttpResponse): RolloutFailure {

@@ -3,12 +3,13 @@
  * connection failure stops the run, since every later rollout of an unreachable agent would fail too (resume
  * once it is back). So does a server's death (`server_oom_killed`, `server_died`): `ngym run` stops the gym
  * after one, and the rollouts in flight that then fail only because the gym went away (a refused connection, a
- * 5xx) are recorded as that death, the error they saw appended.
+ * 5xx) are recorded as that death, the error they saw appended. A queue worker's death (`worker_oom_killed`,
+ * `worker_died`) stops the run the same way; the gym is still up, so nothing else is attributed to it.
  */
 import type { CollectionTally } from './collection-tally.ts';
 import type { OutcomeStream } from './outcome-stream.ts';
 import type { OutcomeWriter } from './outcome-writer.ts';
-import { isServerDeath, type RolloutFailure } from './failures.ts';
+import { isServerDeath, isWorkerDeath, type RolloutFailure } from './failures.ts';
 import type { FinishedRollout, RolloutOutcome } from './rollout-outcome.ts';
 import type { StopSignal } from './stop-signal.ts';
 import type { Task } from './task-source.ts';
@@ -37,6 +38,9 @@ export class OutcomeRecorder {
       }
       if (outcome.status === 'failed' && isServerDeath(outcome.failure)) {
         this.signal.stop(`a server behind agent '${task.agent}' died (${outcome.failure.failureClass}): ${outcome.failure.message}`);
+      }
+      if (outcome.status === 'failed' && isWorkerDeath(outcome.failure)) {
+        this.signal.stop(`the queue worker running a rollout of agent '${task.agent}' died (${outcome.failure.failureClass}): ${outcome.failure.message}`);
       }
       this.tally.settle(task.taskIndex);
       this.outcomes.push(outcome);

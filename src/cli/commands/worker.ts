@@ -1,8 +1,13 @@
 /** `ngym worker`: run the rollout jobs of a distributed `ngym collect` against the servers this host reaches. */
+import { spawn } from 'node:child_process';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import * as z from 'zod';
-import { loadGlobalConfig } from '../../config/global-config.ts';
+import { type GlobalConfig, loadGlobalConfig } from '../../config/global-config.ts';
 import { connectRedis, describeRedis, QueueSettings } from '../../rollouts/queue/connection.ts';
 import { startQueueWorker } from '../../rollouts/queue/queue-worker.ts';
+import { type WorkerMessage, WorkerSupervisor } from '../../rollouts/queue/worker-supervisor.ts';
+import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { type CliCommand, headServerClient, readParameters } from '../command.ts';
 import { readElsewhere } from '../parameters.ts';
 
@@ -18,6 +23,10 @@ const Parameters = z.object({
   concurrency: z.number().int().min(1).default(64).describe('Rollouts this worker runs at once.'),
   auth_token: readElsewhere(z.string().optional(), "The gym's auth_token, when its servers require one."),
 });
+type Parameters = z.infer<typeof Parameters>;
+
+/** Set in the worker process the supervisor starts. */
+const SUPERVISED_ENV = 'NGYM_WORKER_PROCESS';
 
 export const workerCommand: CliCommand = {
   name: 'worker',
@@ -27,8 +36,10 @@ Takes rollout jobs that \`ngym collect +queue.url=...\` puts on a BullMQ queue i
 agent's /run through this host's head server (+head_server.host, +head_server.port; default
 127.0.0.1:11000), and hands the result back to the collector, which writes it. Start any number of workers,
 on any host that reaches Redis and a gym serving the agents of the input. A worker that dies mid-job loses
-its lock; after +queue.lock_seconds another worker retries the job. Ctrl-C or SIGTERM finishes the jobs in
-hand and exits; a second one exits at once. See docs/distributed.md.
+its lock; after +queue.lock_seconds another worker retries the job. The command runs the worker as a
+child process and watches it: should that process die (the kernel's OOM killer, a crash), the rollouts it held
+are recorded as worker_oom_killed or worker_died, naming it and its memory, and a new one starts. Ctrl-C or
+SIGTERM finishes the jobs in hand and exits; a second one exits at once. See docs/distributed.md.
 
 Example:
   ngym run +config_paths=[resources_servers/example_single_tool_call/configs/example_single_tool_call.yaml,...] &
@@ -37,35 +48,67 @@ Example:
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
     const parameters = readParameters(globalConfig, Parameters);
-    const client = await headServerClient(globalConfig);
-    const connection = connectRedis(parameters.queue.url);
-    const log = (message: string) => process.stderr.write(`${message}\n`);
-    const worker = startQueueWorker({
-      connection,
-      name: parameters.queue.name,
-      client,
-      concurrency: parameters.concurrency,
-      lockSeconds: parameters.queue.lock_seconds,
-      maxStalled: parameters.queue.max_stalled,
-      log,
-    });
-    await worker.waitUntilReady();
-    const head = globalConfig.headServer;
-    process.stdout.write(
-      `Worker ready: queue '${parameters.queue.name}' at ${describeRedis(parameters.queue.url)}, ${parameters.concurrency} rollouts at once, servers of the head server ${head.host}:${head.port}.\n`,
-    );
-    const stopped = new Promise<void>((resolve) => {
-      const onSignal = () => {
-        if (worker.closing) process.exit(130);
-        log('Stopping: finishing the jobs in hand (again to quit now)...');
-        resolve();
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-    });
-    await stopped;
-    await worker.close();
-    await connection.quit();
-    return 0;
+    return process.env[SUPERVISED_ENV] === '1' ? runWorker(globalConfig, parameters) : supervise(args, parameters);
   },
 };
+
+/** The supervisor: starts this command again as the worker process, records its death, replaces it. */
+async function supervise(args: string[], parameters: Parameters): Promise<number> {
+  const connection = connectRedis(parameters.queue.url);
+  const supervisor = new WorkerSupervisor({
+    connection,
+    name: parameters.queue.name,
+    log,
+    startWorker: () =>
+      spawn(process.execPath, [...process.execArgv, join(PACKAGE_ROOT, 'bin', 'ngym.js'), 'worker', ...args], {
+        env: { ...process.env, [SUPERVISED_ENV]: '1' },
+        // The IPC channel carries the jobs held, and ends the worker should this process die (src/cli/end-with-parent.ts).
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      }),
+  });
+  let signals = 0;
+  const onSignal = () => {
+    if (signals++ === 0) log('Stopping: finishing the jobs in hand (again to quit now)...');
+    supervisor.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const code = await supervisor.run();
+  await connection.quit();
+  return code;
+}
+
+/** The worker process, under the supervisor. */
+async function runWorker(globalConfig: GlobalConfig, parameters: Parameters): Promise<number> {
+  const client = await headServerClient(globalConfig);
+  const connection = connectRedis(parameters.queue.url);
+  const tell = (message: WorkerMessage) => process.send?.(message);
+  const worker = startQueueWorker({
+    connection,
+    name: parameters.queue.name,
+    client,
+    concurrency: parameters.concurrency,
+    lockSeconds: parameters.queue.lock_seconds,
+    maxStalled: parameters.queue.max_stalled,
+    log,
+    onJob: tell,
+  });
+  await worker.waitUntilReady();
+  const head = globalConfig.headServer;
+  process.stdout.write(
+    `Worker ready (pid ${process.pid} on ${hostname()}): queue '${parameters.queue.name}' at ${describeRedis(parameters.queue.url)}, ${parameters.concurrency} rollouts at once, servers of the head server ${head.host}:${head.port}.\n`,
+  );
+  tell({ type: 'ready' });
+  // A Ctrl-C reaches this process and the supervisor alike: only the supervisor counts a second one (and kills this).
+  await new Promise<void>((resolve) => {
+    process.on('SIGINT', resolve);
+    process.on('SIGTERM', resolve);
+  });
+  await worker.close();
+  await connection.quit();
+  return 0;
+}
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}

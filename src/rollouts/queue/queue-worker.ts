@@ -6,7 +6,9 @@
  *
  * A worker that dies (SIGKILL, lost host, cut off from Redis) stops renewing its jobs' locks; after
  * `lock_seconds` another worker's stalled-job check puts them back in the queue, and BullMQ refuses the late
- * completion of a job whose lock was lost, so each job has one result.
+ * completion of a job whose lock was lost, so each job has one result. Under `ngym worker`'s supervisor
+ * (worker-supervisor.ts) the jobs in hand and their lock tokens are reported as they start and end, so that a death
+ * of this process is recorded against them at once instead.
  */
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -24,7 +26,11 @@ export interface QueueWorkerOptions {
   lockSeconds: number;
   maxStalled: number;
   log: (message: string) => void;
+  /** Told as each job starts (with the token of its lock) and ends, whatever its result. */
+  onJob?: (event: HeldJobEvent) => void;
 }
+
+export type HeldJobEvent = { type: 'job-started'; jobId: string; token: string } | { type: 'job-ended'; jobId: string };
 
 /** Thrown for an attempt BullMQ should retry; its message is the failure's. */
 class RetryableAttempt extends Error {}
@@ -45,7 +51,11 @@ async function runRolloutJob(client: ServerClient, job: Job<RolloutJobData, Roll
 
 export function startQueueWorker(options: QueueWorkerOptions): Worker<RolloutJobData, RolloutJobResult> {
   const lockMs = options.lockSeconds * 1000;
-  const worker = new Worker<RolloutJobData, RolloutJobResult>(options.name, (job) => runRolloutJob(options.client, job), {
+  const processJob = (job: Job<RolloutJobData, RolloutJobResult>, token: string | undefined) => {
+    if (token !== undefined) options.onJob?.({ type: 'job-started', jobId: job.id as string, token });
+    return runRolloutJob(options.client, job);
+  };
+  const worker = new Worker<RolloutJobData, RolloutJobResult>(options.name, processJob, {
     connection: options.connection,
     concurrency: options.concurrency,
     lockDuration: lockMs,
@@ -56,6 +66,12 @@ export function startQueueWorker(options: QueueWorkerOptions): Worker<RolloutJob
   worker.on('failed', (job, error) => {
     if (job !== undefined) options.log(`Job ${job.id} attempt ${job.attemptsMade} failed: ${error.message.slice(0, 300)}`);
   });
+  // After BullMQ has stored the result (or the retry): from here the job is no longer this process's.
+  const ended = (job: Job | undefined) => {
+    if (job !== undefined) options.onJob?.({ type: 'job-ended', jobId: job.id as string });
+  };
+  worker.on('completed', ended);
+  worker.on('failed', ended);
   // Connection losses, and BullMQ refusing a result whose lock this worker lost (another worker has the job).
   worker.on('error', (error) => options.log(`Queue: ${describeError(error)}`));
   return worker;
