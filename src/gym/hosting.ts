@@ -15,6 +15,7 @@ import { upstreamRoots } from '../config/upstream-roots.ts';
 import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
 import { didYouMean } from '../util/did-you-mean.ts';
 import { createLogger, type Logger } from '../util/logger.ts';
+import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { baseInterpreterOf } from './python-environment.ts';
 import { type BoundServer, bindServer, DEFAULT_BODY_READ_TIMEOUT_SECONDS, type ListenTarget } from '../server/serve.ts';
 import { type BuiltServer, isServerDefinition, type ServerDefinition } from '../server/server-definition.ts';
@@ -28,6 +29,8 @@ export interface ServerLocation {
   python?: string;
   /** A Python server's uv, the one ngym builds its environment with: on its PATH, since some servers run uv themselves. */
   uv?: string;
+  /** ngym's pinned coding-agent CLIs, when installed: on a Python server's PATH, so upstream's harness agents run them. */
+  cliBin?: string;
   /** Set when ngym's TypeScript version stands in for upstream's app.py: upstream's, in case the config suits only it. */
   upstream?: ServerLocation;
 }
@@ -61,11 +64,38 @@ export function locateServer(globalConfig: GlobalConfig, instance: ServerInstanc
     );
   }
   if (!entrypointName.endsWith('.py')) return { directory, entrypoint, language: 'typescript' };
-  const python: ServerLocation = { directory, entrypoint, language: 'python', python: baseInterpreterOf(globalConfig, directory) };
+  const python: ServerLocation = {
+    directory,
+    entrypoint,
+    language: 'python',
+    python: baseInterpreterOf(globalConfig, directory),
+    ...(existsSync(HARNESS_CLI_BIN) ? { cliBin: HARNESS_CLI_BIN } : {}),
+  };
   // Upstream's app.py, but ngym has a TypeScript version of that name: that one runs, unless the user asks for upstream's.
   const own = findServerDirectory(instance, globalConfig.searchRoots);
   if (globalConfig.resolvedValue([PREFER_UPSTREAM_KEY]) === true || own === undefined || !existsSync(join(own, TYPESCRIPT_ENTRYPOINT))) return python;
   return { directory: own, entrypoint: join(own, TYPESCRIPT_ENTRYPOINT), language: 'typescript', upstream: python };
+}
+
+/** Where `npm run setup:harness-cli` puts the pinned CLIs' commands. */
+const HARNESS_CLI_BIN = join(PACKAGE_ROOT, 'harness-cli', 'node_modules', '.bin');
+
+/**
+ * Upstream's Python harness agents whose CLI harness-cli pins, and the command each runs. Without it on PATH they
+ * install one with `npm install -g`, which ngym never lets happen.
+ */
+const UPSTREAM_HARNESS_COMMANDS: Readonly<Record<string, string>> = { claude_code_agent: 'claude', codex_agent: 'codex', opencode_agent: 'opencode' };
+
+/** Refuses, before anything starts, an upstream harness agent whose pinned CLI is not installed in `cliBin`. */
+export function checkHarnessCli(instance: ServerInstance, location: ServerLocation, cliBin = HARNESS_CLI_BIN): void {
+  if (location.language !== 'python' || instance.serverType !== 'responses_api_agents') return;
+  const command = UPSTREAM_HARNESS_COMMANDS[instance.impl];
+  if (command === undefined || existsSync(join(cliBin, command))) return;
+  throw new ConfigError(
+    'NGYM_SERVER_START',
+    `Server '${instance.name}' runs upstream's ${instance.impl}, which needs the \`${command}\` CLI, and ngym's pinned copy is not installed (no ${join(cliBin, command)}). Run \`npm run setup:harness-cli\` first: ngym does not let the agent \`npm install -g\` one.`,
+    { key: configPathOf(instance).join('.') },
+  );
 }
 
 /** `prefer_upstream: true` runs upstream's Python servers (and reads its config files) where ngym has its own of the same name. */

@@ -35,10 +35,10 @@ import { createHeadServerApp, type ServerInstanceInfo } from './head-server.ts';
 import { checkReachable, joinedHeadUrl, joinHead, type Membership } from './replica-join.ts';
 import type { ReplicaInfo } from '../protocol/replicas.ts';
 import { ReplicaRegistry } from './replica-registry.ts';
-import { loadServerDefinition, locateServer, type ServerLocation, validatedServerConfig } from './hosting.ts';
+import { checkHarnessCli, loadServerDefinition, locateServer, type ServerLocation, validatedServerConfig } from './hosting.ts';
 import { baseInterpreterOf, preparePythonEnvironments, type PythonEnvironmentReport, uvOf } from './python-environment.ts';
 import { type BoundServer, bindServer } from '../server/serve.ts';
-import { describeSample, type MemorySample, oomKillCount, sampleMemory } from './server-memory.ts';
+import { describeEnd, type MemorySample, OomKillWatch, type ProcessEnd, sampleMemory } from './server-memory.ts';
 import { serveTombstone, type Tombstone } from './tombstone.ts';
 
 const CHILD_MAIN = fileURLToPath(siblingModule(import.meta.url, 'child-main'));
@@ -105,16 +105,6 @@ interface Child {
   memory: MemorySample | undefined;
 }
 
-/** How a server process ended, in the words its reports use. */
-interface ChildEnd {
-  /** SIGKILL while the kernel counted an OOM kill. */
-  oomKilled: boolean;
-  /** `signal SIGKILL`, `exit code 7` */
-  status: string;
-  /** `; at the last sample it held ...`, or empty when there was none. */
-  memory: string;
-}
-
 async function bindPort(host: string, port: number): Promise<NetServer> {
   const server = createNetServer();
   await new Promise<void>((resolve, reject) => {
@@ -157,6 +147,7 @@ export async function locateAndValidate(globalConfig: GlobalConfig, output: (lin
           location = location.upstream;
         }
       }
+      checkHarnessCli(instance, location);
       locations.set(instance.name, location);
     } catch (error) {
       problems.push(NgymError.isInstance(error) ? error.message : String(error));
@@ -172,9 +163,7 @@ export class RunningGym {
   private failureListeners: ((error: ServerStartError) => void)[] = [];
   private healthTimer: NodeJS.Timeout | undefined;
   private memoryTimer: NodeJS.Timeout | undefined;
-  /** The kernel's OOM kill count one sampling round before the latest, and at the latest. */
-  private oomKillsBefore: number | undefined;
-  private oomKillsLatest: number | undefined;
+  private readonly oomKills = new OomKillWatch();
   private readonly tombstones: Promise<Tombstone>[] = [];
   /** Set when this run joined another head server (`head_server.url`). */
   membership: Membership | undefined;
@@ -252,22 +241,14 @@ export class RunningGym {
   }
 
   /** How `child` ended: its exit status, whether the OOM killer ended it, its memory at the last sample. */
-  endOf(child: Child, code: number | null, signal: NodeJS.Signals | null): ChildEnd {
-    const oomKills = oomKillCount();
-    const counted = oomKills !== undefined && this.oomKillsBefore !== undefined && oomKills > this.oomKillsBefore;
-    return {
-      oomKilled: signal === 'SIGKILL' && counted,
-      status: signal === null ? `exit code ${code}` : `signal ${signal}`,
-      memory: child.memory === undefined ? '' : `; at the last sample it held ${describeSample(child.memory)}`,
-    };
+  endOf(child: Child, code: number | null, signal: NodeJS.Signals | null): ProcessEnd {
+    return this.oomKills.end(code, signal, child.memory);
   }
 
   /** Reads every live server's resident memory, and the kernel's OOM kill count, every `intervalMs`. */
   startMemorySampling(intervalMs = MEMORY_SAMPLE_INTERVAL_MS): void {
     const sample = () => {
-      const oomKills = oomKillCount();
-      this.oomKillsBefore = this.oomKillsLatest ?? oomKills;
-      this.oomKillsLatest = oomKills;
+      this.oomKills.sample();
       for (const child of this.children) {
         if (!child.exited && child.process.pid !== undefined) child.memory = sampleMemory(child.process.pid) ?? child.memory;
       }
@@ -358,14 +339,6 @@ function signalChild(child: Child, signal: NodeJS.Signals): void {
     }
   }
   child.process.kill(signal);
-}
-
-/** `exited unexpectedly (signal SIGKILL); at the last sample ...`, or the OOM killer's version of it. */
-function describeEnd(end: ChildEnd, when: 'unexpectedly' | 'before it was ready'): string {
-  if (end.oomKilled) {
-    return `was killed by the kernel's out-of-memory killer${when === 'unexpectedly' ? '' : ` ${when}`} (${end.status}; the kernel counted an OOM kill as it died)${end.memory}`;
-  }
-  return `exited ${when} (${end.status})${end.memory}`;
 }
 
 /** `name`, or `name#2` for a second replica. */
@@ -638,8 +611,9 @@ function spawnChild(
     env.PYTHONPATH = [location.directory, process.env.PYTHONPATH].filter(Boolean).join(':');
     const interpreter = location.python ?? 'python3';
     // As upstream's `source <venv>/bin/activate`: tools installed beside the interpreter (console scripts) are found,
-    // and so is ngym's uv, which a server in an environment of its own does not have beside its interpreter.
-    const onPath = [interpreter.includes('/') ? dirname(interpreter) : undefined, location.uv === undefined ? undefined : dirname(location.uv)];
+    // and so is ngym's uv, which a server in an environment of its own does not have beside its interpreter, and
+    // the pinned CLIs of harness-cli/, which upstream's harness agents would otherwise `npm install -g`.
+    const onPath = [interpreter.includes('/') ? dirname(interpreter) : undefined, location.uv === undefined ? undefined : dirname(location.uv), location.cliBin];
     env.PATH = [...new Set([...onPath, process.env.PATH].filter((folder) => folder !== undefined && folder !== ''))].join(':');
     if (interpreter.includes('/')) env.VIRTUAL_ENV = dirname(dirname(interpreter));
     const python = withRaisedFileLimit(interpreter, [PYTHON_CHILD, location.entrypoint]);
