@@ -7,6 +7,9 @@
  * by a window of work in flight, as TCP bounds the data in flight: while full, it doubles with each window's worth
  * of work that ends under the budget until memory first goes over, then grows by one per window's worth; a reading
  * over the budget halves it to what was in flight. Far under the budget only the memory reading is checked.
+ * Each piece admitted is also charged what a piece in flight held at the last reading (resident memory over the
+ * idle baseline, per piece) until the next reading shows it, and one more piece must fit: so the pieces admitted
+ * between two readings do not carry memory over the budget.
  *
  * Over the budget, a full garbage collection is forced (at most once a second): freed buffers go back to the system
  * only once their objects are collected, and with no work admitted nothing would allocate enough to collect them.
@@ -60,6 +63,11 @@ export class MemoryGate {
   private timer: NodeJS.Timeout | undefined;
   private holding = false;
   private heldSince = -Infinity;
+  /** The lowest reading with no work in flight: what the process holds without work. */
+  private idleBytes = Infinity;
+  /** What one piece in flight held at the last reading, and the pieces admitted since that reading. */
+  private perPieceBytes = 0;
+  private admittedSinceReading = 0;
 
   constructor(private readonly options: MemoryGateOptions) {
     this.budgetBytes = options.budgetBytes;
@@ -92,6 +100,7 @@ export class MemoryGate {
   admit(abortWhen?: () => AbortSignal | undefined): Promise<boolean> | true {
     if (this.waiters.length === 0 && this.hasRoom(this.read(false))) {
       this.inFlight++;
+      this.admittedSinceReading++;
       return true;
     }
     const signal = abortWhen?.();
@@ -125,6 +134,9 @@ export class MemoryGate {
     if (fresh || now - this.readAt >= READING_MS) {
       this.reading = this.residentBytes();
       this.readAt = now;
+      this.admittedSinceReading = 0;
+      if (this.inFlight === 0) this.idleBytes = Math.min(this.idleBytes, this.reading);
+      else if (Number.isFinite(this.idleBytes)) this.perPieceBytes = Math.max(0, this.reading - this.idleBytes) / this.inFlight;
     }
     return this.reading;
   }
@@ -138,6 +150,7 @@ export class MemoryGate {
       return false;
     }
     this.halved = false;
+    if (resident + this.perPieceBytes * (this.admittedSinceReading + 1) >= this.budgetBytes) return false;
     return resident < this.budgetBytes / 2 || this.inFlight < Math.floor(this.window);
   }
 
@@ -176,6 +189,7 @@ export class MemoryGate {
     const waiter = this.waiters.shift();
     if (waiter === undefined) return;
     this.inFlight++;
+    this.admittedSinceReading++;
     waiter.admit(true);
   }
 
