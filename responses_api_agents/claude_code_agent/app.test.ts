@@ -4,26 +4,13 @@
  * own tools (Read, Edit, Bash); the reward is the environment's, and the rollout carries every call's token ids.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type InProcessGym, startInProcessGym, startVllmBackend, type VllmBackend, type VllmBackendOptions, type VllmChatCall } from 'ngym/testing';
-import { AGENT, bugfixRow, FIXING_POLICIES, harnessGymConfig, harnessSkipReason, lastToolResult, toolResults } from './test-helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { AGENT, bugfixRow, expectContiguousTokens, FIXING_POLICIES, harnessGymPerTest, harnessSkipReason, lastToolResult, toolResults } from './test-helpers.ts';
 
 const skip = harnessSkipReason('@anthropic-ai/claude-code/bin/claude.exe');
 
-let gym: InProcessGym | undefined;
-let engine: VllmBackend | undefined;
-afterEach(async () => {
-  await gym?.close();
-  await engine?.close();
-  gym = undefined;
-  engine = undefined;
-});
-
-async function start(reply: (call: VllmChatCall) => any, agentKeys: Record<string, unknown> = {}, engineOptions: Partial<VllmBackendOptions> = {}) {
-  engine = await startVllmBackend({ reply, ...engineOptions });
-  gym = await startInProcessGym({ config: harnessGymConfig('claude_code_agent', engine.baseUrl, agentKeys) });
-  return gym;
-}
+const harness = harnessGymPerTest('claude_code_agent');
+const start = harness.start;
 
 describe.skipIf(skip !== null)('claude_code_agent', () => {
   it('fixes the bug with Read, Edit and Bash in the sandbox: reward 1, every call\'s token ids in the rollout', async () => {
@@ -32,7 +19,7 @@ describe.skipIf(skip !== null)('claude_code_agent', () => {
     expect(response.status, response.text).toBe(200);
     const rollout = response.json<Record<string, any>>();
     expect(rollout.reward).toBe(1);
-    const calls = (engine as VllmBackend).generations;
+    const calls = harness.engine().generations;
     expect(calls.length).toBeGreaterThanOrEqual(4);
     // The tests ran inside the box, and their output came back to the model.
     expect(lastToolResult(calls.at(-1)?.call.body ?? {})).toContain('OK');
@@ -44,10 +31,7 @@ describe.skipIf(skip !== null)('claude_code_agent', () => {
     const bearing = rollout.response.output.filter((item: any) => Array.isArray(item.generation_token_ids));
     // The main chain: the four calls of the fix, each prompt extending the previous prompt + generation.
     expect(bearing.map((item: any) => item.generation_token_ids)).toEqual(calls.slice(-4).map((generation) => generation.generationTokenIds));
-    for (let index = 1; index < bearing.length; index++) {
-      const previous = [...bearing[index - 1].prompt_token_ids, ...bearing[index - 1].generation_token_ids];
-      expect(bearing[index].prompt_token_ids.slice(0, previous.length)).toEqual(previous);
-    }
+    expectContiguousTokens(bearing);
     for (const item of bearing) expect(item.generation_log_probs).toHaveLength(item.generation_token_ids.length);
     expect(rollout.response.output.map((item: any) => item.name).filter(Boolean)).toEqual(['Read', 'Edit', 'Bash']);
   });

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bubblewrapUnavailableReason, type ConfigDict } from 'ngym';
-import type { VllmChatCall } from 'ngym/testing';
+import { type InProcessGym, startInProcessGym, startVllmBackend, type VllmBackend, type VllmBackendOptions, type VllmChatCall } from 'ngym/testing';
+import { afterEach, expect } from 'vitest';
 import { policyModelConfig } from '../../responses_api_models/vllm_model/test-config.ts';
 
 /** Where `npm run setup:harness-cli` installs the CLIs (the agents' default `cli_root`). */
@@ -109,3 +110,33 @@ export const FIXING_POLICIES: Record<'claude_code_agent' | 'codex_agent' | 'open
     return step === undefined ? finalAnswer(call) : { toolCalls: [step] };
   },
 };
+
+/** A gym for `agent` in front of a scripted engine: each test starts its own, closed after it. */
+export function harnessGymPerTest(agent: string) {
+  let gym: InProcessGym | undefined;
+  let engine: VllmBackend | undefined;
+  afterEach(async () => {
+    await gym?.close();
+    await engine?.close();
+    gym = undefined;
+    engine = undefined;
+  });
+  return {
+    async start(reply: (call: VllmChatCall) => any, agentKeys: Record<string, unknown> = {}, engineOptions: Partial<VllmBackendOptions> = {}): Promise<InProcessGym> {
+      engine = await startVllmBackend({ reply, ...engineOptions });
+      gym = await startInProcessGym({ config: harnessGymConfig(agent, engine.baseUrl, agentKeys) });
+      return gym;
+    },
+    /** The engine of the test running now. */
+    engine: () => engine as VllmBackend,
+  };
+}
+
+/** Output items carrying token ids, each prompt extending the previous prompt and generation (the prefix rule). */
+export function expectContiguousTokens(bearing: { prompt_token_ids: number[]; generation_token_ids: number[] }[]): void {
+  for (let index = 1; index < bearing.length; index++) {
+    const before = bearing[index - 1] as (typeof bearing)[number];
+    const previous = [...before.prompt_token_ids, ...before.generation_token_ids];
+    expect((bearing[index] as (typeof bearing)[number]).prompt_token_ids.slice(0, previous.length)).toEqual(previous);
+  }
+}

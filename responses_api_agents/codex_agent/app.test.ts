@@ -4,26 +4,13 @@
  * (exec_command, and apply_patch through it); the reward is the environment's, and the rollout carries every
  * call's token ids.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type InProcessGym, startInProcessGym, startVllmBackend, type VllmBackend, type VllmChatCall } from 'ngym/testing';
-import { AGENT, bugfixRow, FIXING_POLICIES, harnessGymConfig, harnessSkipReason, lastToolResult, toolResults } from '../claude_code_agent/test-helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { AGENT, bugfixRow, expectContiguousTokens, FIXING_POLICIES, harnessGymPerTest, harnessSkipReason, lastToolResult, toolResults } from '../claude_code_agent/test-helpers.ts';
 
 const skip = harnessSkipReason('@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex');
 
-let gym: InProcessGym | undefined;
-let engine: VllmBackend | undefined;
-afterEach(async () => {
-  await gym?.close();
-  await engine?.close();
-  gym = undefined;
-  engine = undefined;
-});
-
-async function start(reply: (call: VllmChatCall) => any, agentKeys: Record<string, unknown> = {}) {
-  engine = await startVllmBackend({ reply });
-  gym = await startInProcessGym({ config: harnessGymConfig('codex_agent', engine.baseUrl, agentKeys) });
-  return gym;
-}
+const harness = harnessGymPerTest('codex_agent');
+const start = harness.start;
 
 describe.skipIf(skip !== null)('codex_agent', () => {
   it('fixes the bug with exec_command and apply_patch in the sandbox: reward 1, every call\'s token ids in the rollout', async () => {
@@ -32,16 +19,13 @@ describe.skipIf(skip !== null)('codex_agent', () => {
     expect(response.status, response.text).toBe(200);
     const rollout = response.json<Record<string, any>>();
     expect(rollout.reward).toBe(1);
-    const calls = (engine as VllmBackend).generations;
+    const calls = harness.engine().generations;
     expect(lastToolResult(calls.at(-1)?.call.body ?? {})).toContain('OK');
     expect(rollout.mask_sample).toBeUndefined();
     expect(rollout._ng_token_capture).toMatchObject({ n_calls: calls.length, failed_calls: 0, calls_without_token_ids: 0, unresolved_parent_calls: 0 });
     const bearing = rollout.response.output.filter((item: any) => Array.isArray(item.generation_token_ids));
     expect(bearing.map((item: any) => item.generation_token_ids)).toEqual(calls.map((generation) => generation.generationTokenIds));
-    for (let index = 1; index < bearing.length; index++) {
-      const previous = [...bearing[index - 1].prompt_token_ids, ...bearing[index - 1].generation_token_ids];
-      expect(bearing[index].prompt_token_ids.slice(0, previous.length)).toEqual(previous);
-    }
+    expectContiguousTokens(bearing);
   });
 
   it('records a model error mid-run as a failed rollout, never a reward', async () => {

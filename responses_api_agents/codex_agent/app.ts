@@ -4,7 +4,7 @@
  * whose `gym` model provider points at the rollout's model relay (`wire_api = "responses"`, so Codex calls
  * `/v1/responses`); its JSON events become the response the environment verifies (src/agent/harness/).
  */
-import { BOX_CLI_ROOT, defineAgent, type Harness, type HarnessAgentConfig, harnessAgentConfig, harnessState, NgymError, runHarnessRollout } from 'ngym';
+import { BOX_CLI_ROOT, defineAgent, type Harness, type HarnessAgentConfig, harnessAgentConfig, harnessState, mergeSettings, NgymError, runHarnessRollout } from 'ngym';
 import { stringify as tomlDocument } from 'smol-toml';
 import * as z from 'zod';
 import { parseCodexEvents } from './exec-json.ts';
@@ -29,18 +29,6 @@ type CodexConfig = HarnessAgentConfig & {
 
 const VENDOR = `${BOX_CLI_ROOT}/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl`;
 const CODEX_HOME = '/tmp/ngym-harness/codex';
-
-function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
-  const merged = { ...base };
-  for (const [key, value] of Object.entries(extra)) {
-    const current = merged[key];
-    merged[key] =
-      typeof value === 'object' && value !== null && !Array.isArray(value) && typeof current === 'object' && current !== null && !Array.isArray(current)
-        ? deepMerge(current as Record<string, unknown>, value as Record<string, unknown>)
-        : value;
-  }
-  return merged;
-}
 
 export const codex: Harness<CodexConfig> = {
   name: 'codex_agent',
@@ -74,7 +62,7 @@ export const codex: Harness<CodexConfig> = {
       command: [`${VENDOR}/bin/codex`, 'exec', '--json', '--ephemeral', '--skip-git-repo-check', '--cd', '/work', '--', instruction],
       // Codex refuses to put its helper commands (apply_patch) under the temp dir: TMPDIR moves off /tmp, where CODEX_HOME is.
       env: { CODEX_HOME, TMPDIR: '/dev/shm', OPENAI_API_KEY: 'local', PATH: `${VENDOR}/codex-path:/usr/local/bin:/usr/bin:/bin`, RUST_LOG: 'error' },
-      harnessFiles: [{ path: 'codex/config.toml', content: tomlDocument(deepMerge(settings, agentConfig.extra_config)) }],
+      harnessFiles: [{ path: 'codex/config.toml', content: tomlDocument(mergeSettings(settings, agentConfig.extra_config)) }],
     };
   },
   parse: parseCodexEvents,

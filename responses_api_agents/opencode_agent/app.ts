@@ -4,7 +4,7 @@
  * OpenAI-compatible `nemo` provider pointed at the rollout's model relay (OpenCode calls `/v1/chat/completions`);
  * its JSON events become the response the environment verifies (src/agent/harness/).
  */
-import { BOX_CLI_ROOT, defineAgent, type Harness, type HarnessAgentConfig, harnessAgentConfig, harnessState, NgymError, runHarnessRollout } from 'ngym';
+import { BOX_CLI_ROOT, defineAgent, type Harness, type HarnessAgentConfig, harnessAgentConfig, harnessState, mergeSettings, NgymError, runHarnessRollout } from 'ngym';
 import * as z from 'zod';
 import { parseOpencodeEvents } from './run-json.ts';
 
@@ -40,23 +40,11 @@ const OFFLINE_ENV = {
   OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
 };
 
-function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
-  const merged = { ...base };
-  for (const [key, value] of Object.entries(extra)) {
-    const current = merged[key];
-    merged[key] =
-      typeof value === 'object' && value !== null && !Array.isArray(value) && typeof current === 'object' && current !== null && !Array.isArray(current)
-        ? deepMerge(current as Record<string, unknown>, value as Record<string, unknown>)
-        : value;
-  }
-  return merged;
-}
-
 export const opencode: Harness<OpencodeConfig> = {
   name: 'opencode_agent',
   invocation: ({ instruction, systemPrompt, modelUrl, config: agentConfig }) => {
     const model = agentConfig.model ?? 'policy';
-    const settings = deepMerge(
+    const settings = mergeSettings(
       {
         $schema: 'https://opencode.ai/config.json',
         autoupdate: false,
