@@ -33,6 +33,13 @@ describe('comparing rollouts with a recording', () => {
     expect(comparison).toMatchObject({ equal: 2, total: 2, results: 2, unmatched: 0, differing: [] });
   });
 
+  it('pairs rollouts of one task given several times in the input with any of its recorded rollouts', () => {
+    const given = [task('q1'), task('q2'), task('q1')];
+    const recorded = [rollout('q1', 1), rollout('q1', 1), rollout('q2', 0)];
+    const results = [rollout('q1', 1, { _ng_task_index: 0 }), rollout('q2', 0, { _ng_task_index: 1 }), rollout('q1', 1, { _ng_task_index: 2 })];
+    expect(compareWithRecording(given, recorded, results)).toMatchObject({ equal: 3, total: 3, differing: [] });
+  });
+
   it('names the differing reward and verify fields of a rollout', () => {
     const recorded = [rollout('q1', 1, { extracted: 'A' }), rollout('q2', 0, { extracted: 'B' })];
     const results = [rollout('q1', 0, { extracted: 'C' }), rollout('q2', 0, { extracted: 'B' })];

@@ -187,10 +187,13 @@ export interface Comparison {
 /** Each result paired with an equal recorded rollout of its task where there is one (repeats may finish in any order). */
 export function compareWithRecording(examples: readonly Row[], recorded: readonly Row[], results: readonly Row[]): Comparison {
   const exampleInputs = examples.map(inputOf);
+  // Rows that are one task given twice (a recording holding its task several times) are one group: the first of them.
+  const texts = examples.map((example) => JSON.stringify(example));
+  const canonical = (task: number | undefined) => (task === undefined ? undefined : texts.indexOf(texts[task] as string));
   const group = (rows: readonly Row[]) => {
     const groups = new Map<number | undefined, Row[]>();
     for (const row of rows) {
-      const task = taskOf(row, examples, exampleInputs);
+      const task = canonical(taskOf(row, examples, exampleInputs));
       groups.set(task, [...(groups.get(task) ?? []), row]);
     }
     return groups;
