@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { sharedHttpClient } from '../client/http-client.ts';
 import { CONFIG_DICT_ENV, CONFIG_PATH_ENV, type GlobalConfig, formatHost } from '../config/global-config.ts';
 import { withRaisedFileLimit } from '../util/file-limits.ts';
+import { configuredBudgetBytes, MEMORY_BUDGET_KEY } from '../util/memory-budget.ts';
 import { siblingModule, SOURCE_NODE_ARGS } from '../util/package-root.ts';
 import { configPathOf, type ServerInstance } from '../config/server-instances.ts';
 import type { ConfigDict } from '../config/tree.ts';
@@ -481,7 +482,10 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
       const host = String(instance.config.host);
       for (const [replica, port] of (ports.get(instance.name) as number[]).entries()) {
         const handle = handles.get(`${instance.name}#${replica}`);
-        const child = spawnChild(instance, location, location.language === 'python' ? pythonYaml(instance, port) : yaml, globalConfig.searchRoots, handle !== undefined, headUrl);
+        const child =
+          location.language === 'python'
+            ? spawnChild(instance, location, pythonYaml(instance, port), globalConfig.searchRoots, false, headUrl, pythonMemoryBudget(globalConfig, instance))
+            : spawnChild(instance, location, yaml, globalConfig.searchRoots, handle !== undefined, headUrl);
         const address = `http://${formatHost(host === '0.0.0.0' ? '127.0.0.1' : host)}`;
         const record: Child = {
           instance,
@@ -592,6 +596,17 @@ function upstreamChildConfig(dict: ConfigDict): ConfigDict {
   };
 }
 
+/**
+ * A Python server's `memory_budget` in bytes, when its entry or the top level sets one (python-child.py admits its
+ * requests by it); null otherwise: upstream's servers get no default budget, ngym's own do (src/server/admission.ts).
+ */
+function pythonMemoryBudget(globalConfig: GlobalConfig, instance: ServerInstance): number | null {
+  const own = globalConfig.resolvedValue([...configPathOf(instance), MEMORY_BUDGET_KEY]);
+  const topLevel = globalConfig.resolvedValue([MEMORY_BUDGET_KEY]);
+  if (own === undefined && topLevel === undefined) return null;
+  return configuredBudgetBytes(own, topLevel, `${instance.name}.${MEMORY_BUDGET_KEY}`);
+}
+
 function spawnChild(
   instance: ServerInstance,
   location: ServerLocation,
@@ -599,6 +614,7 @@ function spawnChild(
   searchRoots: readonly string[],
   passHandle: boolean,
   headUrl: string,
+  memoryBudgetBytes: number | null = null,
 ): ChildProcess {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -616,6 +632,7 @@ function spawnChild(
     const onPath = [interpreter.includes('/') ? dirname(interpreter) : undefined, location.uv === undefined ? undefined : dirname(location.uv), location.cliBin];
     env.PATH = [...new Set([...onPath, process.env.PATH].filter((folder) => folder !== undefined && folder !== ''))].join(':');
     if (interpreter.includes('/')) env.VIRTUAL_ENV = dirname(dirname(interpreter));
+    if (memoryBudgetBytes !== null) env.NGYM_MEMORY_BUDGET_BYTES = String(Math.floor(memoryBudgetBytes));
     const python = withRaisedFileLimit(interpreter, [PYTHON_CHILD, location.entrypoint]);
     // stdin: a pipe this process never writes to, whose EOF tells python-child.py that ngym run is gone.
     // detached: the server leads its own process group, which python-child.py and stop() signal as a whole.
