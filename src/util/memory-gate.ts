@@ -150,7 +150,8 @@ export class MemoryGate {
       return false;
     }
     this.halved = false;
-    if (resident + this.perPieceBytes * (this.admittedSinceReading + 1) >= this.budgetBytes) return false;
+    // With nothing in flight one piece always goes: the estimate alone must never stop work for good.
+    if (this.inFlight > 0 && resident + this.perPieceBytes * (this.admittedSinceReading + 1) >= this.budgetBytes) return false;
     return resident < this.budgetBytes / 2 || this.inFlight < Math.floor(this.window);
   }
 
