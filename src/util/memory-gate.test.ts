@@ -102,6 +102,25 @@ describe('MemoryGate', () => {
     expect(started).toEqual([1, 2]);
   });
 
+  it('charges each piece admitted what one in flight holds, and with nothing in flight always lets one go', async () => {
+    const { gate, state } = gateOver(100, 10);
+    expect(gate.admit()).toBe(true);
+    // One piece in flight holds 40 MiB: at 50 MiB resident, another 40 would pass 80 but not the budget...
+    state.resident = 50 * MIB;
+    await vi.advanceTimersByTimeAsync(10);
+    expect(gate.admit()).toBe(true);
+    // ...while at 70 MiB with two in flight (30 each), a third would reach 100: it waits.
+    state.resident = 70 * MIB;
+    await vi.advanceTimersByTimeAsync(10);
+    const third = gate.admit();
+    expect(third).toBeInstanceOf(Promise);
+    // Both end, memory stays at 70 MiB (kept, not freed): with nothing in flight the estimate cannot hold it.
+    gate.release();
+    gate.release();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await third).toBe(true);
+  });
+
   it('far under the budget, admits without a window', () => {
     const { gate } = gateOver(1000, 10);
     for (let index = 0; index < 1000; index++) expect(gate.admit()).toBe(true);
