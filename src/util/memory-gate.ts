@@ -98,7 +98,7 @@ export class MemoryGate {
    * admitted), or of false if the signal `abortWhen` gives (asked only when the work has to wait) aborted first.
    */
   admit(abortWhen?: () => AbortSignal | undefined): Promise<boolean> | true {
-    if (this.waiters.length === 0 && this.hasRoom(this.read(false))) {
+    if (this.waiters.length === 0 && this.hasRoom(this.read(this.nearBudget()))) {
       this.inFlight++;
       this.admittedSinceReading++;
       return true;
@@ -126,7 +126,12 @@ export class MemoryGate {
   /** Ends a piece of work; the next one waiting takes its place at once if there is room. */
   release(): void {
     this.shrinkInFlight();
-    if (this.waiters.length > 0 && this.hasRoom(this.read(false))) this.admitNext();
+    if (this.waiters.length > 0 && this.hasRoom(this.read(this.nearBudget()))) this.admitNext();
+  }
+
+  /** Past half the budget every admission reads memory afresh: a reused reading misses what was admitted since. */
+  private nearBudget(): boolean {
+    return this.reading >= this.budgetBytes / 2;
   }
 
   private read(fresh: boolean): number {
