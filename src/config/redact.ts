@@ -12,12 +12,19 @@ export function isSecretKey(key: string): boolean {
   return /api_key|secret|password/.test(lower) || /(^|_)token$/.test(lower);
 }
 
-export function redactSecrets(value: ConfigValue): ConfigValue {
-  if (Array.isArray(value)) return value.map(redactSecrets);
+export interface RedactOptions {
+  /** Also replace, whole, what keys naming headers hold: they carry credentials (`Authorization: Bearer ...`) under names no secret rule knows (upstream's exporters mask them too). */
+  headers?: boolean;
+}
+
+export function redactSecrets(value: ConfigValue, options: RedactOptions = {}): ConfigValue {
+  if (Array.isArray(value)) return value.map((child) => redactSecrets(child, options));
   if (!isDict(value)) return value;
   const out: ConfigDict = {};
   for (const [key, child] of Object.entries(value)) {
-    out[key] = isSecretKey(key) && child !== null && !isDict(child) && !Array.isArray(child) && child !== '' ? REDACTED : redactSecrets(child);
+    const secret = isSecretKey(key) && child !== null && !isDict(child) && !Array.isArray(child) && child !== '';
+    const header = options.headers === true && /header/i.test(key) && child !== null;
+    out[key] = secret || header ? REDACTED : redactSecrets(child, options);
   }
   return out;
 }

@@ -6,8 +6,8 @@
  */
 import type { GlobalConfig } from '../config/global-config.ts';
 import { resolveAll } from '../config/interpolation.ts';
-import { REDACTED, redactSecrets } from '../config/redact.ts';
-import { type ConfigDict, type ConfigValue, isDict } from '../config/tree.ts';
+import { redactSecrets } from '../config/redact.ts';
+import { type ConfigDict, isDict } from '../config/tree.ts';
 import type { CollectionSummary } from '../rollouts/collect.ts';
 import { collectionRecord, writeAggregateMetricsFile } from './collection-record.ts';
 import { exportRun } from './export-run.ts';
@@ -18,13 +18,6 @@ export interface RecordOutput {
   warn(line: string): void;
 }
 
-/** Headers carry credentials (`Authorization: Bearer ...`) under names no secret rule knows; upstream masks them too. */
-function redactHeaders(value: ConfigValue): ConfigValue {
-  if (Array.isArray(value)) return value.map(redactHeaders);
-  if (!isDict(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, /header/i.test(key) && child !== null ? REDACTED : redactHeaders(child)]));
-}
-
 /** The config as it ran (interpolations resolved where they resolve), secrets and headers replaced. */
 function loggedConfig(globalConfig: GlobalConfig): ConfigDict {
   let resolved: ConfigDict;
@@ -33,7 +26,7 @@ function loggedConfig(globalConfig: GlobalConfig): ConfigDict {
   } catch {
     resolved = globalConfig.dict; // an interpolation only a server's environment can resolve
   }
-  const redacted = redactHeaders(redactSecrets(resolved));
+  const redacted = redactSecrets(resolved, { headers: true });
   return isDict(redacted) ? redacted : {};
 }
 
