@@ -4,23 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import { answerServer } from './__fixtures__/answer-server.ts';
 import type { ConfigDict } from '../config/tree.ts';
-import { defineResourcesServer } from '../server/resources-server.ts';
 import { simpleAgentConfig } from '../testing/agent-config.ts';
 import { runCli } from '../testing/cli-process.ts';
 import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
 import { assistantMessage, scriptedModel, usage } from '../server/scripted-model.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
-
-const echo = defineResourcesServer({
-  className: 'EchoResourcesServer',
-  verifyRequest: z.looseObject({ answer: z.string() }),
-  verify: (request) => {
-    const last = request.response.output.at(-1) as { content?: { text?: string }[] } | undefined;
-    return { reward: last?.content?.[0]?.text === request.answer ? 1 : 0 };
-  },
-});
 
 const config: ConfigDict = simpleAgentConfig({
   resources: { name: 'echo_env', implementation: 'echo' },
@@ -72,7 +62,7 @@ afterEach(async () => {
 
 describe('ngym collect', () => {
   it('resumes after SIGKILL mid-run with exactly one row per (task, rollout)', async () => {
-    gym = await startInProcessGym({ config, definitions: { policy_model: slowCorrectModel(15).definition, echo_env: echo } });
+    gym = await startInProcessGym({ config, definitions: { policy_model: slowCorrectModel(15).definition, echo_env: answerServer } });
     const dir = mkdtempSync(join(tmpdir(), 'ngym-kill-'));
     const output = join(dir, 'out.jsonl');
     const args = [
@@ -107,7 +97,7 @@ describe('ngym collect', () => {
   });
 
   it('records failures and exits non-zero when the agent dies mid-run, never writing zeros', async () => {
-    gym = await startInProcessGym({ config, definitions: { policy_model: slowCorrectModel(10).definition, echo_env: echo } });
+    gym = await startInProcessGym({ config, definitions: { policy_model: slowCorrectModel(10).definition, echo_env: answerServer } });
     const dir = mkdtempSync(join(tmpdir(), 'ngym-dead-'));
     const output = join(dir, 'out.jsonl');
     const run = spawnCollect([
@@ -135,7 +125,7 @@ describe('ngym collect', () => {
   });
 
   it('reports malformed lines with their numbers, skips them, exits 1, and prints no stack trace', async () => {
-    gym = await startInProcessGym({ config, definitions: { policy_model: slowCorrectModel(0).definition, echo_env: echo } });
+    gym = await startInProcessGym({ config, definitions: { policy_model: slowCorrectModel(0).definition, echo_env: answerServer } });
     const dir = mkdtempSync(join(tmpdir(), 'ngym-bad-'));
     const result = await runCli([
       'collect',
@@ -165,7 +155,7 @@ describe('ngym collect', () => {
       const question = (input as { content?: unknown }[]).find((item) => typeof item.content === 'string')?.content as string;
       return question === 'q1' ? { output: [assistantMessage('')], usage: usage(10, 0) } : { output: [assistantMessage(question.replace('q', 'a'))], usage: usage(10, 2) };
     });
-    gym = await startInProcessGym({ config, definitions: { policy_model: model.definition, echo_env: echo } });
+    gym = await startInProcessGym({ config, definitions: { policy_model: model.definition, echo_env: answerServer } });
     const dir = mkdtempSync(join(tmpdir(), 'ngym-health-'));
     const args = ['collect', `+head_server.port=${new URL(gym.headUrl).port}`, '+agent_name=echo_agent', `+input_jsonl_fpath=${dataset(dir, 3)}`, `+output_jsonl_fpath=${join(dir, 'out.jsonl')}`];
     const result = await runCli(args);

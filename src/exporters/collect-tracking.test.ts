@@ -9,26 +9,16 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import { answerServer } from '../cli/__fixtures__/answer-server.ts';
 import { globalConfigFromDict } from '../config/global-config.ts';
 import type { ConfigDict } from '../config/tree.ts';
 import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
-import { defineResourcesServer } from '../server/resources-server.ts';
 import { assistantMessage, scriptedModel } from '../server/scripted-model.ts';
 import { simpleAgentConfig } from '../testing/agent-config.ts';
 import { runCli } from '../testing/cli-process.ts';
 import { upstreamWheel } from '../testing/upstream-wheel.ts';
 import { exportRun } from './export-run.ts';
 import { trackingSettings } from './tracking-config.ts';
-
-const echo = defineResourcesServer({
-  className: 'EchoResourcesServer',
-  verifyRequest: z.looseObject({ answer: z.string() }),
-  verify: (request) => {
-    const last = request.response.output.at(-1) as { content?: { text?: string }[] } | undefined;
-    return { reward: last?.content?.[0]?.text === request.answer ? 1 : 0 };
-  },
-});
 
 /** Answers task i correctly when i is even: a run with a mean reward of 0.5. */
 const halfRightModel = scriptedModel(({ input }) => {
@@ -47,7 +37,7 @@ afterEach(async () => {
 
 /** A gym and the arguments of a 4-task, 2-repeat collection from it into a fresh folder. */
 async function collection(): Promise<{ dir: string; output: string; args: string[] }> {
-  gym = await startInProcessGym({ config: gymConfig, definitions: { policy_model: halfRightModel.definition, echo_env: echo } });
+  gym = await startInProcessGym({ config: gymConfig, definitions: { policy_model: halfRightModel.definition, echo_env: answerServer } });
   const dir = mkdtempSync(join(tmpdir(), 'ngym-tracking-'));
   const input = join(dir, 'in.jsonl');
   writeFileSync(input, Array.from({ length: 4 }, (_, index) => `${JSON.stringify({ responses_create_params: { input: `q${index}` }, answer: `a${index}` })}\n`).join(''));
