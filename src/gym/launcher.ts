@@ -482,10 +482,8 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
       const host = String(instance.config.host);
       for (const [replica, port] of (ports.get(instance.name) as number[]).entries()) {
         const handle = handles.get(`${instance.name}#${replica}`);
-        const child =
-          location.language === 'python'
-            ? spawnChild(instance, location, pythonYaml(instance, port), globalConfig.searchRoots, false, headUrl, pythonMemoryBudget(globalConfig, instance))
-            : spawnChild(instance, location, yaml, globalConfig.searchRoots, handle !== undefined, headUrl);
+        const python = location.language === 'python';
+        const child = spawnChild(instance, location, python ? pythonYaml(instance, port) : yaml, globalConfig.searchRoots, handle !== undefined, headUrl, python ? pythonMemoryBudget(globalConfig, instance) : null);
         const address = `http://${formatHost(host === '0.0.0.0' ? '127.0.0.1' : host)}`;
         const record: Child = {
           instance,

@@ -50,21 +50,23 @@ class MemoryAdmission:
         if scope.get("type") != "http" or scope.get("method") in ("GET", "HEAD"):
             return await self.app(scope, receive, send)
         collected_at = 0.0
-        if resident_bytes() >= self.budget and not self.holding:
+        resident = resident_bytes()
+        if resident >= self.budget and not self.holding:
             self.holding = True
             print(
-                f"Over its memory_budget ({resident_bytes() / 2**20:.0f} MiB resident, memory_budget "
+                f"Over its memory_budget ({resident / 2**20:.0f} MiB resident, memory_budget "
                 f"{self.budget / 2**20:.0f} MiB): new requests wait until memory falls.",
                 file=sys.stderr,
                 flush=True,
             )
-        while resident_bytes() >= self.budget:
+        while resident >= self.budget:
             if time.monotonic() - collected_at >= 1.0:
                 gc.collect()
                 collected_at = time.monotonic()
                 if self.in_flight == 0:
                     break
             await asyncio.sleep(0.025)
+            resident = resident_bytes()
         self.holding = False
         self.in_flight += 1
         try:

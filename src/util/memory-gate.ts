@@ -99,8 +99,7 @@ export class MemoryGate {
    */
   admit(abortWhen?: () => AbortSignal | undefined): Promise<boolean> | true {
     if (this.waiters.length === 0 && this.hasRoom(this.read(this.nearBudget()))) {
-      this.inFlight++;
-      this.admittedSinceReading++;
+      this.take();
       return true;
     }
     const signal = abortWhen?.();
@@ -191,11 +190,16 @@ export class MemoryGate {
     else this.hold(false, resident);
   }
 
+  /** A piece of work starts: in flight, and not yet in any reading. */
+  private take(): void {
+    this.inFlight++;
+    this.admittedSinceReading++;
+  }
+
   private admitNext(): void {
     const waiter = this.waiters.shift();
     if (waiter === undefined) return;
-    this.inFlight++;
-    this.admittedSinceReading++;
+    this.take();
     waiter.admit(true);
   }
 
