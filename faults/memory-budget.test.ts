@@ -101,6 +101,7 @@ it.skipIf(sampleMemory(process.pid) === undefined)(
     expect(budgeted.killed, resumed.stdout + resumed.stderr).toBe(false);
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     expect(exactlyOnce(work.output, TASKS)).toEqual({ rows: TASKS, duplicates: 0, missing: 0, zeros: 0 });
-    expect(highWater).toBeLessThan(limit);
+    // Peak resident memory (the kernel's high-water mark, not a sample) stayed under the budget itself.
+    expect(highWater).toBeLessThan(budgetMib * MIB);
   },
 );

@@ -27,6 +27,7 @@ describe('MemoryGate', () => {
   it('admits at once under the budget, holds work over it in order, and admits it again once memory falls', async () => {
     const { gate, state } = gateOver(100, 10);
     expect(gate.admit()).toBe(true);
+    gate.release();
     state.resident = 120 * MIB;
     await vi.advanceTimersByTimeAsync(10);
     const order: number[] = [];
@@ -58,32 +59,45 @@ describe('MemoryGate', () => {
     expect(gate.waiting).toBe(0);
   });
 
-  it('past half the budget, bounds the work in flight by a window: doubling while under the budget, halved when memory goes over, then growing by one per window', async () => {
+  it('past half the budget, bounds the work in flight by a window: from one piece, doubling while under the budget, halved when memory goes over, then growing by one per window', async () => {
     const { gate, state } = gateOver(100, 60);
-    let admitted = 0;
-    while (gate.admit() === true) admitted++;
-    // The initial window: a burst cannot all start before its memory shows.
-    expect(admitted).toBe(16);
-    expect(gate.waiting).toBe(1);
-    // A full window's piece ends under the budget: the window widens by one, the one waiting takes the free slot.
-    gate.release();
-    expect(gate.waiting).toBe(0);
-    expect(gate.admit()).toBe(true);
-    // 17 in flight.
-    void gate.admit();
+    let inFlight = 0;
+    const demand = () => {
+      const admitted = gate.admit();
+      if (admitted === true) inFlight++;
+      else void admitted.then(() => inFlight++);
+    };
+    // A burst: one piece starts, since nothing yet says what a piece takes.
+    for (let index = 0; index < 40; index++) demand();
+    expect(inFlight).toBe(1);
+    // Each window's worth of work that ends under the budget, with more waiting, doubles the window.
+    const windows: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      for (let index = inFlight; index > 0; index--) {
+        gate.release();
+        inFlight--;
+        await vi.advanceTimersByTimeAsync(30);
+      }
+      windows.push(inFlight);
+    }
+    expect(windows).toEqual([2, 4, 8, 16]);
+    // Over the budget: the window falls to half of what was in flight (8)...
     state.resident = 110 * MIB;
     await vi.advanceTimersByTimeAsync(30);
-    // Over the budget: the window fell to half of what was in flight (8).
     state.resident = 60 * MIB;
-    await vi.advanceTimersByTimeAsync(10);
-    expect(gate.waiting).toBe(1);
-    for (let index = 0; index < 8; index++) gate.release();
-    // 9 in flight, window 8 and almost one more: still waiting.
-    expect(gate.waiting).toBe(1);
-    gate.release();
-    // 8 in flight, window 9: it starts, and the window is full again.
-    expect(gate.waiting).toBe(0);
-    expect(gate.admit()).toBeInstanceOf(Promise);
+    for (let index = 0; index < 8; index++) {
+      gate.release();
+      inFlight--;
+    }
+    await vi.advanceTimersByTimeAsync(30);
+    expect(inFlight).toBe(8);
+    // ...then grows by one per window's worth: 8 more pieces end, 9 start.
+    for (let index = 0; index < 8; index++) {
+      gate.release();
+      inFlight--;
+      await vi.advanceTimersByTimeAsync(30);
+    }
+    expect(inFlight).toBe(9);
   });
 
   it('over the budget with nothing in flight even after a full collection, lets one piece of work through at a time', async () => {
@@ -102,23 +116,43 @@ describe('MemoryGate', () => {
     expect(started).toEqual([1, 2]);
   });
 
-  it('charges each piece admitted what one in flight holds, and with nothing in flight always lets one go', async () => {
+  it('expects each piece in flight to hold what the most one was seen to hold, counting pieces that do not show yet, and with nothing in flight always lets one go', async () => {
     const { gate, state } = gateOver(100, 10);
     expect(gate.admit()).toBe(true);
-    // One piece in flight holds 40 MiB: at 50 MiB resident, another 40 would pass 80 but not the budget...
-    state.resident = 50 * MIB;
-    await vi.advanceTimersByTimeAsync(10);
+    // One piece in flight holds 35 MiB, and has had time to show it: another would reach 80 MiB, under the budget.
+    state.resident = 45 * MIB;
+    await vi.advanceTimersByTimeAsync(200);
     expect(gate.admit()).toBe(true);
-    // ...while at 70 MiB with two in flight (30 each), a third would reach 100: it waits.
-    state.resident = 70 * MIB;
+    // The second has not allocated yet (47 MiB): two pieces are still expected to take 35 MiB each, so a third
+    // would pass 100 MiB. It waits, although the reading alone leaves room for it.
+    state.resident = 47 * MIB;
     await vi.advanceTimersByTimeAsync(10);
     const third = gate.admit();
     expect(third).toBeInstanceOf(Promise);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(gate.waiting).toBe(1);
     // Both end, memory stays at 70 MiB (kept, not freed): with nothing in flight the estimate cannot hold it.
+    state.resident = 70 * MIB;
     gate.release();
     gate.release();
     await vi.advanceTimersByTimeAsync(100);
     expect(await third).toBe(true);
+  });
+
+  it('forgets an estimate that readings no longer bear out', async () => {
+    const { gate, state } = gateOver(1000, 100);
+    expect(gate.admit()).toBe(true);
+    // One reading shows the piece in flight holding 800 MiB: another would pass the budget.
+    state.resident = 900 * MIB;
+    await vi.advanceTimersByTimeAsync(10);
+    const second = gate.admit();
+    expect(second).toBeInstanceOf(Promise);
+    // It holds 100 MiB from then on: the estimate decays toward that, and the second starts within seconds.
+    state.resident = 200 * MIB;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(gate.waiting).toBe(1);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await second).toBe(true);
   });
 
   it('far under the budget, admits without a window', () => {

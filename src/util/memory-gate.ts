@@ -3,13 +3,17 @@
  * work waits in arrival order (nothing is refused) and starts again once memory falls back under it.
  *
  * Memory is only measured after the work admitted has allocated it, so a burst admitted at once could overshoot
- * the budget by everything it allocates. Near the budget (past half of it) admission is therefore also bounded
- * by a window of work in flight, as TCP bounds the data in flight: while full, it doubles with each window's worth
- * of work that ends under the budget until memory first goes over, then grows by one per window's worth; a reading
- * over the budget halves it to what was in flight. Far under the budget only the memory reading is checked.
- * Each piece admitted is also charged what a piece in flight held at the last reading (resident memory over the
- * idle baseline, per piece) until the next reading shows it, and one more piece must fit: so the pieces admitted
- * between two readings do not carry memory over the budget.
+ * the budget by everything it allocates. Two bounds keep it under:
+ * - Each piece in flight is expected to hold what the most one has been seen to hold (resident memory over the idle
+ *   baseline, per piece, at a reading; a figure that decays so one odd reading does not throttle for good). A piece
+ *   starts only if one more such piece fits under the budget on top of what is projected: the reading plus that
+ *   much for each piece started too recently (SETTLE_MS) to show in it, or the baseline plus that much per piece
+ *   in flight, whichever is more. A reading taken right after a piece started does not show what it will allocate.
+ * - Near the budget (past half of it), a window of work in flight, as TCP bounds the data in flight. It starts at
+ *   one piece, since before any piece's memory has shown nothing says what the next will take. While full, it
+ *   doubles with each window's worth of work that ends under the budget until memory first goes over, then grows
+ *   by one per window's worth; a reading over the budget halves it to what was in flight. Far under the budget
+ *   only the reading and the estimate are checked.
  *
  * Over the budget, a full garbage collection is forced (at most once a second): freed buffers go back to the system
  * only once their objects are collected, and with no work admitted nothing would allocate enough to collect them.
@@ -24,7 +28,11 @@ const POLL_MS = 25;
 /** A reading is reused this long: reading /proc costs ~20 µs, too much for every request at thousands a second. */
 const READING_MS = 5;
 /** The window in flight near the budget, before any piece of work has ended. */
-const INITIAL_WINDOW = 16;
+const INITIAL_WINDOW = 1;
+/** The per-piece estimate forgets half of what it is above the latest reading's figure in this long. */
+const PER_PIECE_HALF_LIFE_MS = 2_000;
+/** A piece started this recently may not have allocated yet: readings are not trusted to show it. */
+const SETTLE_MS = 100;
 /** At most one forced collection per this long while over the budget. */
 const COLLECT_EVERY_MS = 1000;
 
@@ -65,9 +73,11 @@ export class MemoryGate {
   private heldSince = -Infinity;
   /** The lowest reading with no work in flight: what the process holds without work. */
   private idleBytes = Infinity;
-  /** What one piece in flight held at the last reading, and the pieces admitted since that reading. */
+  /** What one piece in flight is expected to hold (the decaying most seen), and when that was last updated. */
   private perPieceBytes = 0;
-  private admittedSinceReading = 0;
+  private perPieceAt = -Infinity;
+  /** When the pieces started in the last SETTLE_MS started, oldest first. */
+  private readonly recentStarts: number[] = [];
 
   constructor(private readonly options: MemoryGateOptions) {
     this.budgetBytes = options.budgetBytes;
@@ -99,7 +109,7 @@ export class MemoryGate {
    */
   admit(abortWhen?: () => AbortSignal | undefined): Promise<boolean> | true {
     if (this.waiters.length === 0 && this.hasRoom(this.read(this.nearBudget()))) {
-      this.take();
+      this.start();
       return true;
     }
     const signal = abortWhen?.();
@@ -138,11 +148,33 @@ export class MemoryGate {
     if (fresh || now - this.readAt >= READING_MS) {
       this.reading = this.residentBytes();
       this.readAt = now;
-      this.admittedSinceReading = 0;
       if (this.inFlight === 0) this.idleBytes = Math.min(this.idleBytes, this.reading);
-      else if (Number.isFinite(this.idleBytes)) this.perPieceBytes = Math.max(0, this.reading - this.idleBytes) / this.inFlight;
+      else if (Number.isFinite(this.idleBytes)) this.observePerPiece(Math.max(0, this.reading - this.idleBytes) / this.inFlight, now);
     }
     return this.reading;
+  }
+
+  private observePerPiece(bytes: number, now: number): void {
+    const decayed = this.perPieceBytes * 0.5 ** ((now - this.perPieceAt) / PER_PIECE_HALF_LIFE_MS);
+    this.perPieceBytes = Math.max(bytes, decayed);
+    this.perPieceAt = now;
+  }
+
+  /**
+   * Memory once the work in flight holds what it is expected to: the reading plus the pieces too recent to show in
+   * it, or the idle baseline plus every piece in flight, whichever is more.
+   */
+  private projected(resident: number): number {
+    const unsettled = Math.min(this.inFlight, this.started(performance.now(), false));
+    const fromReading = resident + unsettled * this.perPieceBytes;
+    return Number.isFinite(this.idleBytes) ? Math.max(fromReading, this.idleBytes + this.inFlight * this.perPieceBytes) : fromReading;
+  }
+
+  /** Counts a piece starting now (when `starting`), and returns how many started in the last SETTLE_MS. */
+  private started(now: number, starting: boolean): number {
+    while (this.recentStarts.length > 0 && this.recentStarts[0]! <= now - SETTLE_MS) this.recentStarts.shift();
+    if (starting) this.recentStarts.push(now);
+    return this.recentStarts.length;
   }
 
   private hasRoom(resident: number): boolean {
@@ -155,7 +187,7 @@ export class MemoryGate {
     }
     this.halved = false;
     // With nothing in flight one piece always goes: the estimate alone must never stop work for good.
-    if (this.inFlight > 0 && resident + this.perPieceBytes * (this.admittedSinceReading + 1) >= this.budgetBytes) return false;
+    if (this.inFlight > 0 && this.projected(resident) + this.perPieceBytes >= this.budgetBytes) return false;
     return resident < this.budgetBytes / 2 || this.inFlight < Math.floor(this.window);
   }
 
@@ -190,16 +222,15 @@ export class MemoryGate {
     else this.hold(false, resident);
   }
 
-  /** A piece of work starts: in flight, and not yet in any reading. */
-  private take(): void {
+  private start(): void {
     this.inFlight++;
-    this.admittedSinceReading++;
+    this.started(performance.now(), true);
   }
 
   private admitNext(): void {
     const waiter = this.waiters.shift();
     if (waiter === undefined) return;
-    this.take();
+    this.start();
     waiter.admit(true);
   }
 
