@@ -81,21 +81,27 @@ export function startStack(modelUrl: string, extra: string[] = []): Promise<GymP
 /** Bytes the hungry resources server keeps from every `/verify`: its memory grows with the rollouts it scores. */
 export const HUNGRY_BYTES_PER_VERIFY = 4 * 2 ** 20;
 
+/** JavaScript objects the hungry server keeps from every `/verify` with `jsObjects` (about 4 MiB of V8's heap). */
+export const HUNGRY_OBJECTS_PER_VERIFY = 50_000;
+
 /**
  * `ngym run` of a stack like startStack's whose resources server, `hungry`, holds on to HUNGRY_BYTES_PER_VERIFY more
  * memory with every verify (reward 1, no tools); its agent is `hungry_simple_agent`. `env` is ngym run's environment.
  * With `holdMs`, each verify holds its bytes only while it works, that long: memory grows with the verifies in
- * flight instead. `args` go to ngym run.
+ * flight instead. With `jsObjects`, each verify keeps HUNGRY_OBJECTS_PER_VERIFY JavaScript objects instead (a
+ * Buffer's bytes are outside V8's heap): the heap grows until its limit. `args` go to ngym run.
  */
-export function startHungryStack(modelUrl: string, env: NodeJS.ProcessEnv = {}, options: { holdMs?: number; args?: string[] } = {}): Promise<GymProcess> {
+export function startHungryStack(modelUrl: string, env: NodeJS.ProcessEnv = {}, options: { holdMs?: number; jsObjects?: boolean; args?: string[] } = {}): Promise<GymProcess> {
   const root = mkdtempSync(join(tmpdir(), 'ngym-hungry-'));
   mkdirSync(join(root, 'resources_servers', 'hungry'), { recursive: true });
   writeFileSync(join(root, 'package.json'), '{"type": "module"}\n');
   writeFileSync(
     join(root, 'resources_servers', 'hungry', 'app.ts'),
     `import { defineResourcesServer } from ${JSON.stringify(join(PACKAGE_ROOT, 'src', 'index.ts'))};\n` +
-      `const held: Buffer[] = [];\n` +
-      (options.holdMs === undefined
+      `const held: unknown[] = [];\n` +
+      (options.jsObjects === true
+        ? `export default defineResourcesServer({ className: 'Hungry', verify: () => { for (let index = 0; index < ${HUNGRY_OBJECTS_PER_VERIFY}; index++) held.push({ index, label: 'kept ' + index }); return { reward: 1 }; } });\n`
+        : options.holdMs === undefined
         ? `export default defineResourcesServer({ className: 'Hungry', verify: () => { held.push(Buffer.alloc(${HUNGRY_BYTES_PER_VERIFY}, 1)); return { reward: 1 }; } });\n`
         : `export default defineResourcesServer({ className: 'Hungry', verify: async () => { const work = Buffer.alloc(${HUNGRY_BYTES_PER_VERIFY}, 1); await new Promise((resolve) => setTimeout(resolve, ${options.holdMs})); return { reward: work[0] }; } });\n`),
   );

@@ -62,7 +62,8 @@ describe('the packed ngym tarball', () => {
     expect(packedFiles).toContain('dist/src/index.d.ts');
     expect(packedFiles).toContain('dist/src/testing/index.js');
     for (const entry of ['runtime', 'metrics/index', 'data/index', 'python-compat/index']) expect(packedFiles).toContain(`dist/src/${entry}.js`);
-    expect(packedFiles).toContain('dist/src/sandbox/launcher.py');
+    // Python files src/ runs beside its modules: the sandbox's launcher, and python-child.py with the metrics it loads.
+    for (const script of ['sandbox/launcher.py', 'gym/python-child.py', 'gym/python-server-metrics.py']) expect(packedFiles).toContain(`dist/src/${script}`);
     expect(packedFiles).toContain('resources_servers/mcqa/app.ts');
     const unwanted = packedFiles.filter((path) => /\.test\.ts$|__fixtures__|^bench\/|^src\/|^python\/|^\.ci\/|^docs\/decisions\//.test(path));
     expect(unwanted).toEqual([]);

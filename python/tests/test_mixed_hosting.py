@@ -8,11 +8,14 @@ must give the rewards of the all-TypeScript setup (the recordings, which ngym's 
 
 from __future__ import annotations
 
+import re
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
 import yaml
+from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import REPO, agent_of, ngym_cli, ngym_run, read_jsonl
 
@@ -32,6 +35,24 @@ def mixed_config(env: str, config_name: str, python_type: str, tmp_path: Path) -
     path = tmp_path / f"{env}_mixed.yaml"
     path.write_text(yaml.safe_dump({**PYTHON_KEYS, **config}))
     return path, agent
+
+
+# The route each kind of server answers once per rollout.
+ROLLOUT_ROUTE = {"resources_servers": "/verify", "responses_api_agents": "/run"}
+
+
+def python_server_answers(output: list[str], route: str) -> float:
+    """How many requests to `route` the run's Python server answered with 200, by its Prometheus `GET /metrics`."""
+    url = next(re.search(r"http://[\d.]+:\d+", line).group(0) for line in output if " Python /" in line)
+    with urllib.request.urlopen(f"{url}/metrics", timeout=30) as response:
+        families = text_string_to_metric_families(response.read().decode())
+    return sum(
+        sample.value
+        for family in families
+        for sample in family.samples
+        if sample.name == "http_server_request_duration_seconds_count"
+        and sample.labels == {"http_request_method": "POST", "http_route": route, "http_response_status_code": "200"}
+    )
 
 
 CASES = [
@@ -60,6 +81,8 @@ def test_mixed_hosting_scores_like_all_typescript(env: str, config_name: str, py
             f"+input_jsonl_fpath={folder / 'data' / 'example.jsonl'}", f"+output_jsonl_fpath={output}",
         )
         assert collected.returncode == 0, collected.stderr + collected.stdout + "".join(gym.output[-30:])
+        # ngym run serves Prometheus metrics for upstream's server too: one request a rollout.
+        assert python_server_answers(gym.output, ROLLOUT_ROUTE[python_type]) == 5
     # Upstream's Python servers echo the request as pydantic parsed it (`type`, `phase: null` added): a task is its user text.
     key = lambda row: str([item.get("content") for item in row["responses_create_params"]["input"] if item.get("role") == "user"])
     expected = {key(row): row["reward"] for row in read_jsonl(recordings)}

@@ -5,8 +5,9 @@
  * bind each TypeScript server's port here and pass the socket to its child (race-free), start the
  * children with `NEMO_GYM_CONFIG_DICT` / `NEMO_GYM_CONFIG_PATH`, and wait until each is ready. A child
  * that dies is reported with its output and its memory at the last sample, as killed by the kernel's OOM killer
- * when the kernel counted an OOM kill as it died (server-memory.ts); until the gym is stopped, its ports answer
- * callers with why (tombstone.ts). Stopping sends SIGTERM, then SIGKILL after a grace period.
+ * when the kernel counted an OOM kill as it died (server-memory.ts), as out of JavaScript heap when V8 said so on
+ * its stderr (heap-exhaustion.ts); until the gym is stopped, its ports answer callers with why (tombstone.ts).
+ * Stopping sends SIGTERM, then SIGKILL after a grace period.
  *
  * No server outlives this process: a TypeScript server ends when its IPC channel closes (child-main.ts), a Python
  * one runs through python-child.py, which ends its process group when its stdin, whose only writer is this
@@ -18,6 +19,7 @@
  * starts no head server and its servers join that head's as replicas (src/gym/replica-join.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +42,10 @@ import { checkHarnessCli, loadServerDefinition, locateServer, type ServerLocatio
 import { baseInterpreterOf, preparePythonEnvironments, type PythonEnvironmentReport, uvOf } from './python-environment.ts';
 import { type BoundServer, bindServer } from '../server/serve.ts';
 import { describeEnd, type MemorySample, OomKillWatch, type ProcessEnd, sampleMemory } from './server-memory.ts';
+import { HeapExhaustionWatch, heapLimitOf, nodeFlagsOf } from './heap-exhaustion.ts';
 import { serveTombstone, type Tombstone } from './tombstone.ts';
+import { OutputLines } from './output-lines.ts';
+import { TELEMETRY_KEY, telemetrySettings } from '../telemetry/settings.ts';
 
 const CHILD_MAIN = fileURLToPath(siblingModule(import.meta.url, 'child-main'));
 const PYTHON_CHILD = fileURLToPath(new URL('./python-child.py', import.meta.url));
@@ -49,6 +54,9 @@ const MEMORY_SAMPLE_INTERVAL_MS = 1_000;
 const TSX_LOADER = import.meta.resolve('tsx');
 const OUTPUT_TAIL_LINES = 60;
 const NODE_ARGS_ENV = 'NGYM_NODE_ARGS';
+/** How long a death report waits for the rest of the dead server's output (V8's last words come as it aborts). */
+const OUTPUT_DRAIN_MS = 1_000;
+const HEAP_REMEDY = 'give it more heap (NODE_OPTIONS=--max-old-space-size=<MiB> in the environment of ngym run), or a memory_budget under the resident memory it died at, so that its requests wait for memory instead';
 
 export interface LaunchOptions {
   globalConfig: GlobalConfig;
@@ -100,6 +108,10 @@ interface Child {
   /** Its cleartext HTTP/2 address (TypeScript servers). */
   h2cUrl: string | null;
   tail: string[];
+  /** Reads its stderr for V8 running out of heap (TypeScript servers). */
+  heap: HeapExhaustionWatch | undefined;
+  /** Settles when its stdout and stderr have closed. */
+  outputClosed: Promise<unknown>;
   ready: boolean;
   exited: boolean;
   /** Its resident memory at the last sample. */
@@ -218,12 +230,13 @@ export class RunningGym {
     return new ServerStartError(`Server '${childLabel(child)}' ${reason}.${tail}`);
   }
 
-  reportExit(child: Child, code: number | null, signal: NodeJS.Signals | null): void {
+  async reportExit(child: Child, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     child.exited = true;
     // What a Python server started dies with it (its group; python-child.py leads it).
     if (child.location.language === 'python') signalChild(child, 'SIGKILL');
     if (this.stopping !== undefined) return;
-    const end = this.endOf(child, code, signal);
+    const end = await this.endOf(child, code, signal);
+    if (this.stopping !== undefined) return;
     const siblings = this.children.filter((other) => other.instance === child.instance);
     const alive = siblings.filter((other) => !other.exited).length;
     if (alive > 0 && child.ready) {
@@ -235,15 +248,23 @@ export class RunningGym {
     if (child.ready) {
       const message = `Server '${childLabel(child)}' (pid ${child.info.pid}, ${child.info.url}) ${reason}.`;
       const h2cPort = child.h2cUrl === null ? undefined : Number(new URL(child.h2cUrl).port);
-      this.tombstones.push(serveTombstone({ host: child.info.host, port: child.info.port, h2cPort }, end.oomKilled ? 'NGYM_SERVER_OOM_KILLED' : 'NGYM_SERVER_DIED', message));
+      const code = end.heapExhausted !== undefined ? 'NGYM_SERVER_HEAP_EXHAUSTED' : end.oomKilled ? 'NGYM_SERVER_OOM_KILLED' : 'NGYM_SERVER_DIED';
+      this.tombstones.push(serveTombstone({ host: child.info.host, port: child.info.port, h2cPort }, code, message));
     }
     const error = this.childFailure(child, reason);
     for (const listener of this.failureListeners) listener(error);
   }
 
-  /** How `child` ended: its exit status, whether the OOM killer ended it, its memory at the last sample. */
-  endOf(child: Child, code: number | null, signal: NodeJS.Signals | null): ProcessEnd {
-    return this.oomKills.end(code, signal, child.memory);
+  /**
+   * How `child` ended: its exit status, whether the OOM killer or V8's heap limit ended it, its memory at the last
+   * sample. Waits (a bounded time: what it started may hold its pipes) for the output it wrote as it died.
+   */
+  async endOf(child: Child, code: number | null, signal: NodeJS.Signals | null): Promise<ProcessEnd> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([child.outputClosed, new Promise((resolve) => (timer = setTimeout(resolve, OUTPUT_DRAIN_MS)))]);
+    clearTimeout(timer);
+    const heapExhausted = child.heap?.exhausted ? { limit: heapLimitOf(nodeFlagsOf(serverNodeArgs())), remedy: HEAP_REMEDY } : undefined;
+    return this.oomKills.end(code, signal, child.memory, heapExhausted);
   }
 
   /** Reads every live server's resident memory, and the kernel's OOM kill count, every `intervalMs`. */
@@ -347,15 +368,13 @@ function childLabel(child: Child): string {
   return child.replica === 0 ? child.instance.name : `${child.instance.name}#${child.replica + 1}`;
 }
 
-function captureOutput(gym: RunningGym, child: Child, stream: NodeJS.ReadableStream | null): void {
+function captureOutput(gym: RunningGym, child: Child, stream: NodeJS.ReadableStream | null, heap?: HeapExhaustionWatch): void {
   if (stream === null) return;
-  let pending = '';
+  const output = new OutputLines();
   stream.setEncoding('utf8');
   stream.on('data', (chunk: string) => {
-    pending += chunk;
-    const lines = pending.split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) {
+    heap?.write(chunk);
+    for (const line of output.push(chunk)) {
       child.tail.push(line);
       if (child.tail.length > OUTPUT_TAIL_LINES) child.tail.shift();
       gym.print(`(${childLabel(child)}) ${line}`);
@@ -368,7 +387,7 @@ async function waitUntilReady(gym: RunningGym, child: Child, deadline: number): 
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       clearInterval(poller);
       clearTimeout(timer);
-      reject(gym.childFailure(child, describeEnd(gym.endOf(child, code, signal), 'before it was ready')));
+      void gym.endOf(child, code, signal).then((end) => reject(gym.childFailure(child, describeEnd(end, 'before it was ready'))));
     };
     const done = () => {
       child.ready = true;
@@ -483,7 +502,7 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
       for (const [replica, port] of (ports.get(instance.name) as number[]).entries()) {
         const handle = handles.get(`${instance.name}#${replica}`);
         const python = location.language === 'python';
-        const child = spawnChild(instance, location, python ? pythonYaml(instance, port) : yaml, globalConfig.searchRoots, handle !== undefined, headUrl, python ? pythonMemoryBudget(globalConfig, instance) : null);
+        const child = spawnChild(instance, location, python ? pythonYaml(instance, port) : yaml, globalConfig.searchRoots, handle !== undefined, headUrl, python ? pythonChildEnv(globalConfig, instance) : {});
         const address = `http://${formatHost(host === '0.0.0.0' ? '127.0.0.1' : host)}`;
         const record: Child = {
           instance,
@@ -491,6 +510,8 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
           location,
           process: child,
           tail: [],
+          heap: location.language === 'typescript' ? new HeapExhaustionWatch() : undefined,
+          outputClosed: Promise.all([child.stdout, child.stderr].map((stream) => (stream === null ? undefined : once(stream, 'close').catch(() => undefined)))),
           ready: false,
           exited: false,
           memory: undefined,
@@ -513,8 +534,8 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
         };
         gym.addChild(record);
         captureOutput(gym, record, child.stdout);
-        captureOutput(gym, record, child.stderr);
-        child.on('exit', (code, signal) => gym.reportExit(record, code, signal));
+        captureOutput(gym, record, child.stderr, record.heap);
+        child.on('exit', (code, signal) => void gym.reportExit(record, code, signal));
         if (handle !== undefined) {
           // The child owns the sockets from here; closing our copies keeps this process from accepting on them.
           const closeOurs = (server: NetServer) => () => {
@@ -605,6 +626,19 @@ function pythonMemoryBudget(globalConfig: GlobalConfig, instance: ServerInstance
   return configuredBudgetBytes(own, topLevel, `${instance.name}.${MEMORY_BUDGET_KEY}`);
 }
 
+/**
+ * What python-child.py reads besides the server's config: its memory budget, whether it serves `GET /metrics`
+ * (`telemetry.metrics_enabled`), and the auth_token that `/metrics` then needs, as an ngym server's does.
+ */
+function pythonChildEnv(globalConfig: GlobalConfig, instance: ServerInstance): Record<string, string> {
+  const env: Record<string, string> = { NGYM_SERVER_METRICS: telemetrySettings(globalConfig.resolvedValue([TELEMETRY_KEY])).metrics ? '1' : '0' };
+  const budget = pythonMemoryBudget(globalConfig, instance);
+  if (budget !== null) env.NGYM_MEMORY_BUDGET_BYTES = String(Math.floor(budget));
+  const token = authTokenOf(globalConfig.dict[AUTH_TOKEN_KEY]);
+  if (token !== undefined) env.NGYM_AUTH_TOKEN = token;
+  return env;
+}
+
 function spawnChild(
   instance: ServerInstance,
   location: ServerLocation,
@@ -612,7 +646,7 @@ function spawnChild(
   searchRoots: readonly string[],
   passHandle: boolean,
   headUrl: string,
-  memoryBudgetBytes: number | null = null,
+  pythonEnv: Record<string, string> = {},
 ): ChildProcess {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -630,7 +664,7 @@ function spawnChild(
     const onPath = [interpreter.includes('/') ? dirname(interpreter) : undefined, location.uv === undefined ? undefined : dirname(location.uv), location.cliBin];
     env.PATH = [...new Set([...onPath, process.env.PATH].filter((folder) => folder !== undefined && folder !== ''))].join(':');
     if (interpreter.includes('/')) env.VIRTUAL_ENV = dirname(dirname(interpreter));
-    if (memoryBudgetBytes !== null) env.NGYM_MEMORY_BUDGET_BYTES = String(Math.floor(memoryBudgetBytes));
+    Object.assign(env, pythonEnv);
     const python = withRaisedFileLimit(interpreter, [PYTHON_CHILD, location.entrypoint]);
     // stdin: a pipe this process never writes to, whose EOF tells python-child.py that ngym run is gone.
     // detached: the server leads its own process group, which python-child.py and stop() signal as a whole.
@@ -642,8 +676,11 @@ function spawnChild(
     });
   }
   if (passHandle) env[LISTEN_HANDLE_ENV] = '1';
-  // Flags for every server's Node (`--max-old-space-size=8192`, `--cpu-prof`), which NODE_OPTIONS may not carry.
-  const nodeArgs = (process.env[NODE_ARGS_ENV] ?? '').split(/\s+/).filter(Boolean);
-  const { command, args } = withRaisedFileLimit(process.execPath, [...nodeArgs, ...SOURCE_NODE_ARGS, '--import', TSX_LOADER, CHILD_MAIN]);
+  const { command, args } = withRaisedFileLimit(process.execPath, [...serverNodeArgs(), ...SOURCE_NODE_ARGS, '--import', TSX_LOADER, CHILD_MAIN]);
   return spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+}
+
+/** Flags for every TypeScript server's Node (`--max-old-space-size=8192`, `--cpu-prof`), which NODE_OPTIONS may not carry. */
+function serverNodeArgs(): string[] {
+  return (process.env[NODE_ARGS_ENV] ?? '').split(/\s+/).filter(Boolean);
 }

@@ -1,7 +1,7 @@
 /**
  * Admission by memory for a Python server under `ngym run` (python-child.py): with `memory_budget` on its entry, a
  * request that brings work waits while the server is over it, and runs once memory falls; a budget the server is
- * over before any work stops the start, naming the key.
+ * over before any work stops the start, naming the key. Its /metrics counts the requests that waited.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,8 +12,8 @@ import { upstreamWheel } from '../testing/upstream-wheel.ts';
 
 const wheel = upstreamWheel();
 
-// An ASGI app run by uvicorn.run, as upstream's servers are: /hold takes 200 MiB until /release; /work reports
-// what happened before it ran.
+// An ASGI app run by uvicorn.run, as upstream's servers are: /hold takes 200 MiB until /release; /work and /events
+// report what happened before they ran; anything else is 404 (so /metrics is ngym's).
 const APP = `
 import asyncio, os, yaml, uvicorn
 entry = yaml.safe_load(os.environ["NEMO_GYM_CONFIG_DICT"])[os.environ["NEMO_GYM_CONFIG_PATH"]]["resources_servers"]["pyadmit"]
@@ -40,6 +40,10 @@ async def app(scope, receive, send):
         released.set()
     elif path == "/work":
         events.append("work")
+    elif path != "/events":
+        await send({"type": "http.response.start", "status": 404, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+        return
     body = ",".join(events).encode()
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
     await send({"type": "http.response.body", "body": body})
@@ -87,10 +91,17 @@ describe.skipIf(wheel.skipReason !== null)('memory_budget on a Python server', (
       const work = fetch(url('/work'), { method: 'POST' }).then((response) => response.text());
       const output = () => gym.stdout() + gym.stderr();
       expect(await until(() => output().includes('Over its memory_budget')), output()).toBe(true);
+      // A scrape is a GET: it is answered while /work waits, and counts it.
+      const admissionMetrics = async () => {
+        const text = await (await fetch(url('/metrics'))).text();
+        return { waits: /^gym_admission_waits_total (\d+)$/m.exec(text)?.[1], waiting: /^gym_admission_waiting (\d+)$/m.exec(text)?.[1] };
+      };
+      expect(await admissionMetrics()).toEqual({ waits: '1', waiting: '1' });
       expect(await (await fetch(url('/release'))).text()).toBe('hold,release');
       // /work ran only after /release let /hold free its memory.
       expect(await work).toBe('hold,release,work');
       expect(await hold).toBe('hold,release');
+      expect(await admissionMetrics()).toEqual({ waits: '1', waiting: '0' });
     } finally {
       await gym.stop();
     }

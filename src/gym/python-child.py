@@ -1,7 +1,9 @@
 """Runs a Python server for `ngym run` (src/gym/launcher.ts): `python python-child.py <entrypoint>` runs the
 entrypoint as `python <entrypoint>` would (as __main__, its folder first on sys.path), and ends the server's
-process group when `ngym run` goes away, however it goes (SIGKILL included). With NGYM_MEMORY_BUDGET_BYTES set
-(the entry's `memory_budget`), the server's app admits requests that bring work only while the process is under it.
+process group when `ngym run` goes away, however it goes (SIGKILL included). The app the server hands to
+uvicorn.run serves Prometheus `GET /metrics` (python-server-metrics.py; not with NGYM_SERVER_METRICS=0, which is
+`telemetry.metrics_enabled: false`) and, with NGYM_MEMORY_BUDGET_BYTES set (the entry's `memory_budget`), admits
+requests that bring work only while the process is under it.
 
 A Python server has no IPC channel to notice its parent's death by. ngym run holds the only write end of this
 process's stdin and never writes to it: once ngym run is gone, the pipe reads EOF. The server's own stdin is
@@ -10,6 +12,7 @@ process's stdin and never writes to it: once ngym run is gone, the pipe reads EO
 
 import asyncio
 import gc
+import importlib.util
 import os
 import runpy
 import signal
@@ -30,9 +33,22 @@ def end_with_parent(pipe: int) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def resident_bytes() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+def load_sibling(filename: str):
+    """A module beside this script, by path (this script runs as a file, not from a package). No bytecode is written
+    beside it: the folder may be an installed package's."""
+    spec = importlib.util.spec_from_file_location("ngym_" + filename[:-3].replace("-", "_"), os.path.join(os.path.dirname(os.path.abspath(__file__)), filename))
+    module = importlib.util.module_from_spec(spec)
+    writes_bytecode = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = writes_bytecode
+    return module
+
+
+server_metrics = load_sibling("python-server-metrics.py")
+resident_bytes = server_metrics.resident_bytes
 
 
 class MemoryAdmission:
@@ -45,28 +61,37 @@ class MemoryAdmission:
         self.budget = budget
         self.in_flight = 0
         self.holding = False
+        # Read by /metrics: requests that had to wait, and those waiting now.
+        self.waits = 0
+        self.waiting = 0
 
     async def __call__(self, scope, receive, send):
         if scope.get("type") != "http" or scope.get("method") in ("GET", "HEAD"):
             return await self.app(scope, receive, send)
         collected_at = 0.0
         resident = resident_bytes()
-        if resident >= self.budget and not self.holding:
-            self.holding = True
-            print(
-                f"Over its memory_budget ({resident / 2**20:.0f} MiB resident, memory_budget "
-                f"{self.budget / 2**20:.0f} MiB): new requests wait until memory falls.",
-                file=sys.stderr,
-                flush=True,
-            )
-        while resident >= self.budget:
-            if time.monotonic() - collected_at >= 1.0:
-                gc.collect()
-                collected_at = time.monotonic()
-                if self.in_flight == 0:
-                    break
-            await asyncio.sleep(0.025)
-            resident = resident_bytes()
+        if resident >= self.budget:
+            if not self.holding:
+                self.holding = True
+                print(
+                    f"Over its memory_budget ({resident / 2**20:.0f} MiB resident, memory_budget "
+                    f"{self.budget / 2**20:.0f} MiB): new requests wait until memory falls.",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            self.waits += 1
+            self.waiting += 1
+            try:
+                while resident >= self.budget:
+                    if time.monotonic() - collected_at >= 1.0:
+                        gc.collect()
+                        collected_at = time.monotonic()
+                        if self.in_flight == 0:
+                            break
+                    await asyncio.sleep(0.025)
+                    resident = resident_bytes()
+            finally:
+                self.waiting -= 1
         self.holding = False
         self.in_flight += 1
         try:
@@ -75,25 +100,38 @@ class MemoryAdmission:
             self.in_flight -= 1
 
 
-def admit_by_memory(budget: int) -> None:
-    """Wraps the app the server hands to uvicorn.run (upstream's servers start that way; a multi-worker server
-    hands it an import string, which is left alone)."""
-    import uvicorn
+def wrap_served_app(budget, metrics: bool, auth_token) -> None:
+    """Wraps the app the server hands to uvicorn.run (upstream's servers start that way): admission by memory inside,
+    metrics outside, so that they count the time requests wait. A multi-worker server hands uvicorn.run an import
+    string, which each worker process imports for itself: it is left alone."""
+    try:
+        import uvicorn
+    except ImportError:
+        if budget is not None:
+            sys.exit("memory_budget: this server's Python has no uvicorn, and only an app run by uvicorn.run can be admitted by memory.")
+        return
 
     run = uvicorn.run
 
-    def run_with_admission(app, *args, **kwargs):
-        if not isinstance(app, str):
+    def run_wrapped(app, *args, **kwargs):
+        if isinstance(app, str):
+            if metrics:
+                print(f"Serves no GET /metrics: uvicorn.run was given the import string {app!r} (several workers), not an app.", file=sys.stderr, flush=True)
+            return run(app, *args, **kwargs)
+        admission = None
+        if budget is not None:
             held = resident_bytes()
             if held >= budget:
                 sys.exit(
                     f"memory_budget: {budget / 2**20:.0f} MiB is below what this server holds before any work "
                     f"({held / 2**20:.0f} MiB resident): it could never admit anything. Raise it, or set it to null."
                 )
-            app = MemoryAdmission(app, budget)
+            app = admission = MemoryAdmission(app, budget)
+        if metrics:
+            app = server_metrics.ServerMetrics(app, auth_token=auth_token, admission=admission)
         return run(app, *args, **kwargs)
 
-    uvicorn.run = run_with_admission
+    uvicorn.run = run_wrapped
 
 
 def main() -> None:
@@ -105,9 +143,11 @@ def main() -> None:
     os.dup2(devnull, 0)
     os.close(devnull)
     threading.Thread(target=end_with_parent, args=(pipe,), name="ngym-parent-watch", daemon=True).start()
+    # ngym run's settings for this wrapper, kept from the server and what it starts.
     budget = os.environ.pop("NGYM_MEMORY_BUDGET_BYTES", "")
-    if budget:
-        admit_by_memory(int(budget))
+    metrics = os.environ.pop("NGYM_SERVER_METRICS", "1") != "0"
+    auth_token = os.environ.pop("NGYM_AUTH_TOKEN", "") or None
+    wrap_served_app(int(budget) if budget else None, metrics, auth_token)
     sys.argv = sys.argv[1:]
     sys.path[0] = os.path.dirname(entrypoint)
     runpy.run_path(entrypoint, run_name="__main__")

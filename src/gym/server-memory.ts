@@ -1,6 +1,6 @@
 /**
  * What `ngym run` knows of its servers' memory, read from /proc while they run: what a server held when it died,
- * and whether the kernel's out-of-memory killer is what ended it. The kernel counts every OOM kill in
+ * and whether the kernel's out-of-memory killer is what ended it (or V8's heap limit: heap-exhaustion.ts). The kernel counts every OOM kill in
  * /proc/vmstat (`oom_kill`, machine-wide, cgroup limits included) just before it sends the SIGKILL, so a SIGKILL
  * that arrives while that count rises is its. Linux only: elsewhere every reading is undefined.
  */
@@ -54,10 +54,20 @@ function describeSample(sample: MemorySample, now = Date.now()): string {
   return `${mebibytes(sample.residentBytes)} resident, peak ${mebibytes(sample.peakBytes)}, ${Math.max(0, (now - sample.at) / 1000).toFixed(1)} s before`;
 }
 
+/** A death of heap exhaustion as its report names it. */
+export interface HeapExhaustion {
+  /** `96 MiB (--max-old-space-size=96)`, `V8's default ...` (heapLimitOf). */
+  limit: string;
+  /** What to change: `give it more heap (...) or ...`, no full stop. */
+  remedy: string;
+}
+
 /** How a process ended, in the words death reports use. */
 export interface ProcessEnd {
   /** SIGKILL while the kernel counted an OOM kill. */
   oomKilled: boolean;
+  /** V8 reported the process out of JavaScript heap (heap-exhaustion.ts): its heap limit and what to change. */
+  heapExhausted?: HeapExhaustion;
   /** `signal SIGKILL`, `exit code 7` */
   status: string;
   /** `; at the last sample it held ...`, or empty when there was none. */
@@ -79,19 +89,28 @@ export class OomKillWatch {
     this.latest = count;
   }
 
-  end(code: number | null, signal: NodeJS.Signals | null, memory: MemorySample | undefined): ProcessEnd {
+  /** `heapExhausted` when the process's stderr showed V8 out of heap: that is the death then, whatever the count. */
+  end(code: number | null, signal: NodeJS.Signals | null, memory: MemorySample | undefined, heapExhausted?: HeapExhaustion): ProcessEnd {
     const count = oomKillCount();
     const counted = count !== undefined && this.before !== undefined && count > this.before;
     return {
-      oomKilled: signal === 'SIGKILL' && counted,
+      oomKilled: heapExhausted === undefined && signal === 'SIGKILL' && counted,
+      heapExhausted,
       status: signal === null ? `exit code ${code}` : `signal ${signal}`,
       memory: memory === undefined ? '' : `; at the last sample it held ${describeSample(memory)}`,
     };
   }
 }
 
-/** `was killed by the kernel's out-of-memory killer (...)` or `exited unexpectedly (...)`, with the memory. */
+/**
+ * `was killed by the kernel's out-of-memory killer (...)`, `ran out of JavaScript heap (...)` or `exited
+ * unexpectedly (...)`, with the memory (and for heap exhaustion, the remedy).
+ */
 export function describeEnd(end: ProcessEnd, when: 'unexpectedly' | 'before it was ready'): string {
+  if (end.heapExhausted !== undefined) {
+    const { limit, remedy } = end.heapExhausted;
+    return `ran out of JavaScript heap${when === 'unexpectedly' ? '' : ` ${when}`} (${end.status}); its heap limit was ${limit}${end.memory}; ${remedy}`;
+  }
   if (end.oomKilled) {
     return `was killed by the kernel's out-of-memory killer${when === 'unexpectedly' ? '' : ` ${when}`} (${end.status}; the kernel counted an OOM kill as it died)${end.memory}`;
   }

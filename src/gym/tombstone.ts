@@ -2,7 +2,7 @@
  * What answers on a dead server's ports while `ngym run` stops the gym it brought down: every request gets 503
  * with the death's error code (`x-ngym-error-code`) and message. A caller in the middle of a rollout (an agent
  * retrying its call) then fails with why, not with a refused connection, and the collector records the rollout
- * as that death (`server_oom_killed`, `server_died`; src/rollouts/failures.ts).
+ * as that death (`server_oom_killed`, `server_heap_exhausted`, `server_died`; src/rollouts/failures.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';

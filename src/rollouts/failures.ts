@@ -16,8 +16,10 @@ export type FailureClass =
   | 'invalid_result'
   | 'invalid_input'
   | 'server_oom_killed'
+  | 'server_heap_exhausted'
   | 'server_died'
   | 'worker_oom_killed'
+  | 'worker_heap_exhausted'
   | 'worker_died';
 
 export interface RolloutFailure {
@@ -42,7 +44,11 @@ export function failureFromError(error: unknown): RolloutFailure {
  * A server of the gym died while it ran (`ngym run` answers its ports with why, src/gym/tombstone.ts): the gym is
  * stopping, so trying again cannot help.
  */
-const SERVER_DEATHS: Readonly<Record<string, FailureClass>> = { NGYM_SERVER_OOM_KILLED: 'server_oom_killed', NGYM_SERVER_DIED: 'server_died' };
+const SERVER_DEATHS: Readonly<Record<string, FailureClass>> = {
+  NGYM_SERVER_OOM_KILLED: 'server_oom_killed',
+  NGYM_SERVER_HEAP_EXHAUSTED: 'server_heap_exhausted',
+  NGYM_SERVER_DIED: 'server_died',
+};
 
 export function isServerDeath(failure: RolloutFailure): boolean {
   return Object.values(SERVER_DEATHS).includes(failure.failureClass);
@@ -53,7 +59,7 @@ export function isServerDeath(failure: RolloutFailure): boolean {
  * src/rollouts/queue/worker-supervisor.ts). Not retried: what killed the worker (often the rollouts' own memory)
  * would likely kill the next one too.
  */
-const WORKER_DEATHS: ReadonlySet<FailureClass> = new Set(['worker_oom_killed', 'worker_died']);
+const WORKER_DEATHS: ReadonlySet<FailureClass> = new Set(['worker_oom_killed', 'worker_heap_exhausted', 'worker_died']);
 
 export function isWorkerDeath(failure: RolloutFailure): boolean {
   return WORKER_DEATHS.has(failure.failureClass);

@@ -1,10 +1,10 @@
 /**
  * Recording a finished rollout: counted, written, yielded to the reader, shown in the progress line. A
  * connection failure stops the run, since every later rollout of an unreachable agent would fail too (resume
- * once it is back). So does a server's death (`server_oom_killed`, `server_died`): `ngym run` stops the gym
+ * once it is back). So does a server's death (`server_oom_killed`, `server_heap_exhausted`, `server_died`): `ngym run` stops the gym
  * after one, and the rollouts in flight that then fail only because the gym went away (a refused connection, a
  * 5xx) are recorded as that death, the error they saw appended. A queue worker's death (`worker_oom_killed`,
- * `worker_died`) stops the run the same way; the gym is still up, so nothing else is attributed to it.
+ * `worker_heap_exhausted`, `worker_died`) stops the run the same way; the gym is still up, so nothing else is attributed to it.
  */
 import type { CollectionTally } from './collection-tally.ts';
 import type { OutcomeStream } from './outcome-stream.ts';

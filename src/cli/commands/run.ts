@@ -97,7 +97,7 @@ Examples:
 /** Where the run's metrics and traces are (docs/observability.md). */
 function observabilityLine(globalConfig: GlobalConfig, headUrl: string): string {
   const { metrics, tracing } = telemetrySettings(globalConfig.resolvedValue([TELEMETRY_KEY]));
-  const scraped = metrics ? `Metrics: Prometheus GET /metrics on every ngym server above and ${headUrl}/metrics` : 'Metrics: off (telemetry.metrics_enabled: false)';
+  const scraped = metrics ? `Metrics: Prometheus GET /metrics on every server above (Python ones too) and ${headUrl}/metrics` : 'Metrics: off (telemetry.metrics_enabled: false)';
   return `${scraped}; traces: ${tracing === undefined ? 'off (telemetry.enabled: true sends them over OTLP)' : `OTLP to ${tracing.endpoint}`}.`;
 }
 
