@@ -5,8 +5,17 @@
  */
 import type { ServerClient } from '../client/server-client.ts';
 import { TELEMETRY_KEY, telemetrySettings } from '../telemetry/settings.ts';
-import { configureTracing, flushTracing, inRolloutTrace, markSpanFailed, serviceTracer, type Span, startRootSpan, type Tracer } from '../telemetry/tracing.ts';
+import { configureTracing, flushTracing, inRolloutTrace, markSpanFailed, type ServiceIdentity, serviceTracer, type Span, startRootSpan, type Tracer } from '../telemetry/tracing.ts';
 import type { FinishedRollout } from './rollout-outcome.ts';
+
+/**
+ * Traces this process as the gym's `telemetry:` block says (the environment's variables alone without a client),
+ * and answers `service`'s tracer: undefined while tracing is off.
+ */
+export async function gymTracer(client: ServerClient | undefined, service: ServiceIdentity): Promise<Tracer | undefined> {
+  await configureTracing(telemetrySettings(client?.config.resolvedValue([TELEMETRY_KEY])).tracing);
+  return serviceTracer(service);
+}
 
 export class CollectionTracing {
   private constructor(
@@ -16,8 +25,7 @@ export class CollectionTracing {
 
   /** Reads the settings from the gym's config (the environment's variables alone without a client). */
   static async start(client: ServerClient | undefined): Promise<CollectionTracing> {
-    await configureTracing(telemetrySettings(client?.config.resolvedValue([TELEMETRY_KEY])).tracing);
-    const tracer = serviceTracer({ name: 'collector', type: 'collector' });
+    const tracer = await gymTracer(client, { name: 'collector', type: 'collector' });
     return new CollectionTracing(tracer, startRootSpan(tracer, 'job', 'gym.job'));
   }
 
@@ -36,7 +44,7 @@ export class CollectionTracing {
         if (outcome.status === 'failed' && span !== undefined) markSpanFailed(span.setAttribute('nemo.gym.rollout.failure_class', outcome.failure.failureClass), outcome.failure.message);
         return finished;
       },
-      links,
+      { links },
     );
   }
 

@@ -39,7 +39,16 @@ const headerGetter = {
   keys: () => [],
 };
 
-type SpanSites = Pick<TracingRuntime, 'traced' | 'tracedRollout' | 'inRolloutTrace' | 'startRootSpan' | 'inServerSpan' | 'tracedCall'>;
+/** Reads a carried trace context that came from elsewhere (a job in Redis): anything but a string is absent. */
+const carriedGetter = {
+  get: (carrier: unknown, key: string) => {
+    const value: unknown = typeof carrier === 'object' && carrier !== null ? (carrier as Record<string, unknown>)[key] : undefined;
+    return typeof value === 'string' ? value : undefined;
+  },
+  keys: () => [],
+};
+
+type SpanSites = Pick<TracingRuntime, 'traced' | 'tracedRollout' | 'inRolloutTrace' | 'currentTraceContext' | 'startRootSpan' | 'inServerSpan' | 'tracedCall'>;
 
 async function endingWith<T>(span: Span, run: () => Promise<T>): Promise<T> {
   try {
@@ -116,12 +125,20 @@ export function spanSites(groups: ReadonlySet<SpanGroup>): SpanSites {
 
     tracedRollout: (name, identity, work) => context.with(context.active().setValue(ROLLOUT_KEY, rolloutOf(identity)), () => traced('rollout', name, work)),
 
-    inRolloutTrace(tracer, name, identity, work, links) {
+    inRolloutTrace(tracer, name, identity, work, options = {}) {
       const rollout = rolloutOf(identity);
-      const parent = ROOT_CONTEXT.setValue(TRACER_KEY, tracer).setValue(ROLLOUT_KEY, rollout);
+      // A malformed or absent parent extracts to nothing: the rollout starts a trace of its own.
+      const caller = options.parent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, options.parent, carriedGetter);
+      const parent = caller.setValue(TRACER_KEY, tracer).setValue(ROLLOUT_KEY, rollout);
       if (!groups.has('rollout')) return context.with(parent, () => work(undefined));
-      const span = tracer.startSpan(name, { root: true, kind: SpanKind.INTERNAL, attributes: rollout.attributes, links }, parent);
+      const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: rollout.attributes, links: options.links }, parent);
       return context.with(trace.setSpan(parent, span), () => endingWith(span, () => work(span)));
+    },
+
+    currentTraceContext() {
+      const carried: Record<string, string> = {};
+      propagation.inject(context.active(), carried);
+      return carried.traceparent === undefined ? undefined : carried;
     },
 
     startRootSpan: (tracer, group, name) => (groups.has(group) ? tracer.startSpan(name, { root: true, kind: SpanKind.INTERNAL }) : undefined),

@@ -16,6 +16,20 @@ export interface RolloutIdentity {
   rolloutIndex: number;
 }
 
+/**
+ * W3C trace context carried where no header goes (a queued rollout job): `traceparent`, and `tracestate` when
+ * there is one. Read back from elsewhere, so its values are checked where it is used.
+ */
+export type TraceContext = Record<string, string>;
+
+/** Where a rollout's root span belongs besides its own trace. */
+export interface RolloutTraceOptions {
+  /** Spans of related traces it links to (the collection's `gym.job`). */
+  links?: Link[];
+  /** The trace context of the span that submitted the rollout (a queued job's): the root joins that trace as its child. */
+  parent?: TraceContext;
+}
+
 /** What the server span needs to know of a request, whatever the HTTP framework. */
 export interface IncomingRequest {
   method: string;
@@ -46,7 +60,8 @@ export interface TracingRuntime {
   /** `hop`: the work is one call to another server, and this span is that call's CLIENT span. */
   traced<T>(group: SpanGroup, name: string, work: (span: Span | undefined) => Promise<T>, hop?: boolean): Promise<T>;
   tracedRollout<T>(name: string, identity: RolloutIdentity, work: (span: Span | undefined) => Promise<T>): Promise<T>;
-  inRolloutTrace<T>(tracer: Tracer, name: string, identity: RolloutIdentity, work: (span: Span | undefined) => Promise<T>, links?: Link[]): Promise<T>;
+  inRolloutTrace<T>(tracer: Tracer, name: string, identity: RolloutIdentity, work: (span: Span | undefined) => Promise<T>, options?: RolloutTraceOptions): Promise<T>;
+  currentTraceContext(): TraceContext | undefined;
   startRootSpan(tracer: Tracer, group: SpanGroup, name: string): Span | undefined;
   inServerSpan(tracer: Tracer, serverName: string, request: IncomingRequest, handle: () => Promise<void>, outcome: () => RequestOutcome): Promise<void>;
   tracedCall<Answer extends { status: number }>(method: string, url: string, headers: Record<string, string> | undefined, call: (headers: Record<string, string> | undefined) => Promise<Answer>): Promise<Answer>;

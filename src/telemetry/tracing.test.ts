@@ -1,13 +1,21 @@
 /**
  * Traces through every hop: a collection in-process (simple_agent, example_single_tool_call, a scripted model)
  * exporting to an OTLP/HTTP receiver on port 0, whose JSON bodies are decoded into the span tree checked here.
+ * Through a queue too: a real redis-server and an `ngym worker` process between the collector and the gym.
  */
 import { createServer } from 'node:net';
+import { Queue, QueueEvents, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { REDIS_AVAILABLE, type RedisProcess, startRedis } from '../../faults/redis-server.ts';
+import { killHostsLeft, startWorker } from '../../faults/worker-process.ts';
 import type { ConfigDict } from '../config/tree.ts';
 import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
 import { LlmJudge, judgeConfigShape } from '../judge/llm-judge.ts';
 import { collectRollouts } from '../rollouts/collect.ts';
+import { connectRedis } from '../rollouts/queue/connection.ts';
+import type { RolloutJobData, RolloutJobResult } from '../rollouts/queue/jobs.ts';
+import { QueueExecutor } from '../rollouts/queue/queue-executor.ts';
 import { defineResourcesServer } from '../server/resources-server.ts';
 import { assistantMessage, functionCall, scriptedModel, usage } from '../server/scripted-model.ts';
 import { simpleAgentConfig } from '../testing/agent-config.ts';
@@ -256,5 +264,114 @@ describe('tracing off', () => {
     expect(receiver.requests).toBe(0);
     expect(seen).toEqual([undefined]);
     expect(droppedSpans()).toBe(0);
+  });
+});
+
+const QUEUE = 'ngym_rollouts';
+
+describe.skipIf(!REDIS_AVAILABLE)('tracing through a queue (needs redis-server: skipped when it is not installed)', () => {
+  let redis: RedisProcess | undefined;
+  const connections: Redis[] = [];
+  const closers: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+    await killHostsLeft();
+    for (const connection of connections.splice(0)) connection.disconnect();
+    await redis?.kill();
+    redis = undefined;
+  });
+
+  async function redisConnection(): Promise<Redis> {
+    redis ??= await startRedis();
+    const connection = connectRedis(redis.url);
+    connections.push(connection);
+    return connection;
+  }
+
+  /** A collector whose rollouts go to the queue (its own Redis connection, as in another process). */
+  async function queuedCollection(client: InProcessGym['client'], input: Record<string, unknown>[]) {
+    const executor = new QueueExecutor({ connection: await redisConnection(), name: QUEUE, maxRetries: 0, retryDelayMs: 0, rolloutTimeoutMs: undefined });
+    return collectRollouts({ client, input, agentName: 'weather_agent', executor }).done();
+  }
+
+  it('continues the collector\'s trace in the worker: one trace per rollout, every hop a child of its caller', { timeout: 180_000 }, async () => {
+    const model = weatherModel();
+    const { gym, receiver } = await tracedGym((endpoint) => weatherGym({ enabled: true, otlp_endpoint: endpoint }), { policy_model: model.definition });
+    redis = await startRedis();
+    // A real `ngym worker` (supervisor and worker process): it reads the gym's telemetry block from the head server.
+    const worker = await startWorker(Number(new URL(gym.headUrl).port), redis.url);
+
+    const summary = await queuedCollection(gym.client, [ROW, ROW]);
+    expect([summary.completed, summary.failed]).toEqual([2, 0]);
+
+    // Jobs from elsewhere: an older collector's (no trace context) and one whose context is garbage. Each
+    // rollout still runs, in a trace of its own.
+    const queue = new Queue<RolloutJobData, RolloutJobResult>(QUEUE, { connection: await redisConnection() });
+    const events = new QueueEvents(QUEUE, { connection: await redisConnection() });
+    closers.push(() => queue.close(), () => events.close());
+    await events.waitUntilReady();
+    const foreign = (taskIndex: number, traceContext?: Record<string, string>) =>
+      queue.add('rollout', { agent: 'weather_agent', taskIndex, rolloutIndex: 0, body: JSON.stringify({ ...ROW, _ng_task_index: taskIndex, _ng_rollout_index: 0 }), ...(traceContext && { traceContext }) });
+    const jobs = [await foreign(5), await foreign(6, { traceparent: '00-not-a-trace-at-all-01', tracestate: 'x' })];
+    for (const job of jobs) expect(await job.waitUntilFinished(events, 60_000)).toHaveProperty('line');
+
+    // Stopped, the worker exports the spans it has left before it exits; the collector and servers are here.
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+    await flushTracing();
+
+    const traces = new Map<string, ReceivedSpan[]>();
+    for (const span of receiver.spans) traces.set(span.traceId, [...(traces.get(span.traceId) ?? []), span]);
+    expect(traces.size).toBe(4);
+    for (const taskIndex of [0, 1]) {
+      const collected = receiver.spans.find((span) => span.name === 'gym.collect.rollout' && span.attributes['nemo.gym.task.index'] === taskIndex) as ReceivedSpan;
+      const spans = traces.get(collected.traceId) as ReceivedSpan[];
+      // The collector's span is the only root: the worker's and everything below it joined its trace.
+      expect(spans.filter((span) => span.parentSpanId === '')).toEqual([collected]);
+      const run = 'gym.collect.rollout [collector] > gym.worker.rollout [worker] > HTTP POST [worker] > POST /run [weather_agent] > gym.rollout [weather_agent]';
+      const responses = `${run} > gym.agent.responses [weather_agent]`;
+      const modelCall = `${responses} > gym.agent.model_call [weather_agent] > POST /v1/responses [policy_model] > gym.model.responses [policy_model]`;
+      expect(leafPaths(spans)).toEqual(
+        [
+          `${run} > gym.agent.seed_session [weather_agent] > POST /seed_session [weather]`,
+          modelCall,
+          `${responses} > gym.agent.tool_call [weather_agent] > POST /get_weather [weather]`,
+          modelCall,
+          `${run} > gym.agent.verify [weather_agent] > POST /verify [weather] > gym.verify [weather]`,
+        ].sort(),
+      );
+      for (const span of spans) expect(span.attributes, span.name).toMatchObject({ 'nemo.gym.task.index': taskIndex, 'nemo.gym.rollout.index': 0 });
+      const attempt = spans.find((span) => span.name === 'gym.worker.rollout') as ReceivedSpan;
+      expect(attempt.attributes).toMatchObject({ 'nemo.gym.agent.name': 'weather_agent', 'nemo.gym.queue.attempt': 1, 'nemo.gym.queue.job_id': expect.stringMatching(new RegExp(`-${taskIndex}-0$`)) });
+      expect(attempt.attributes['nemo.gym.queue.wait_ms']).toBeGreaterThanOrEqual(0);
+    }
+
+    for (const taskIndex of [5, 6]) {
+      const root = receiver.spans.find((span) => span.name === 'gym.worker.rollout' && span.attributes['nemo.gym.task.index'] === taskIndex) as ReceivedSpan;
+      expect(root.parentSpanId).toBe('');
+      const spans = traces.get(root.traceId) as ReceivedSpan[];
+      expect(spans.filter((span) => span.parentSpanId === '')).toEqual([root]);
+      expect(spans.filter((span) => span.name === 'gym.model.responses')).toHaveLength(2);
+    }
+  });
+
+  it('puts no trace context in the jobs with tracing off', async () => {
+    const model = weatherModel();
+    gym = await startInProcessGym({ config: weatherGym({ enabled: false }), definitions: { policy_model: model.definition } });
+    const seen: RolloutJobData[] = [];
+    // Takes the jobs in place of a worker: what the collector submitted is all this test looks at.
+    const taker = new Worker<RolloutJobData, RolloutJobResult>(
+      QUEUE,
+      async (job) => {
+        seen.push(job.data);
+        return { line: JSON.stringify({ ...JSON.parse(job.data.body), reward: 1 }), attempts: 1 };
+      },
+      { connection: await redisConnection() },
+    );
+    closers.push(() => taker.close());
+    const summary = await queuedCollection(gym.client, [ROW]);
+    expect(summary.completed).toBe(1);
+    expect(seen).toHaveLength(1);
+    expect(Object.keys(seen[0] as RolloutJobData).sort()).toEqual(['agent', 'body', 'rolloutIndex', 'taskIndex']);
   });
 });

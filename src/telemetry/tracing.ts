@@ -8,13 +8,13 @@
  * (trace-context.ts, tracing-sdk.ts). Span names and attribute keys are upstream 0.7.0's where it has them
  * (`gym.rollout`, `gym.verify`, `gym.model.responses`, `HTTP POST`, `nemo.gym.server.name`, `nemo.gym.rollout.id`).
  */
-import type { Link, Span, Tracer } from '@opentelemetry/api';
+import type { Span, Tracer } from '@opentelemetry/api';
 import type { SpanGroup } from './span-groups.ts';
 import type { TracingSettings } from './settings.ts';
-import type { IncomingRequest, RequestOutcome, RolloutIdentity, ServiceIdentity, TracingRuntime } from './tracing-types.ts';
+import type { IncomingRequest, RequestOutcome, RolloutIdentity, RolloutTraceOptions, ServiceIdentity, TraceContext, TracingRuntime } from './tracing-types.ts';
 
 export type { Span, Tracer } from '@opentelemetry/api';
-export type { IncomingRequest, RequestOutcome, RolloutIdentity, ServiceIdentity } from './tracing-types.ts';
+export type { IncomingRequest, RequestOutcome, RolloutIdentity, ServiceIdentity, TraceContext } from './tracing-types.ts';
 
 /** `SpanStatusCode.ERROR`, without loading the API while tracing is off. */
 const SPAN_STATUS_ERROR = 2;
@@ -97,11 +97,21 @@ export function tracedRollout<T>(name: string, row: Record<string, unknown>, wor
 }
 
 /**
- * The root of a new trace for one rollout, made by `tracer`'s service (the collector): every call `work` makes
- * joins it. `links` point at related traces (the collection's `gym.job`).
+ * The root of one rollout's spans, made by `tracer`'s service (the collector, a queue worker): every call `work`
+ * makes joins it. A new trace, unless `options.parent` carries the trace context of the span that submitted the
+ * rollout (a queued job's); a malformed one is ignored and a new trace starts. `options.links` point at related
+ * traces (the collection's `gym.job`).
  */
-export function inRolloutTrace<T>(tracer: Tracer | undefined, name: string, identity: RolloutIdentity, work: (span: Span | undefined) => Promise<T>, links?: Link[]): Promise<T> {
-  return runtime === undefined || tracer === undefined ? work(undefined) : runtime.inRolloutTrace(tracer, name, identity, work, links);
+export function inRolloutTrace<T>(tracer: Tracer | undefined, name: string, identity: RolloutIdentity, work: (span: Span | undefined) => Promise<T>, options?: RolloutTraceOptions): Promise<T> {
+  return runtime === undefined || tracer === undefined ? work(undefined) : runtime.inRolloutTrace(tracer, name, identity, work, options);
+}
+
+/**
+ * The W3C trace context of the current span, for a hop that is no HTTP call (a rollout job put on a queue);
+ * undefined with tracing off or outside a recorded span.
+ */
+export function currentTraceContext(): TraceContext | undefined {
+  return runtime?.currentTraceContext();
 }
 
 /** A span of `group` with no parent that the caller ends (the collection's `gym.job`); undefined when not recorded. */

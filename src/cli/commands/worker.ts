@@ -4,9 +4,11 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { type GlobalConfig, loadGlobalConfig } from '../../config/global-config.ts';
+import { gymTracer } from '../../rollouts/collection-tracing.ts';
 import { connectRedis, describeRedis, QueueSettings } from '../../rollouts/queue/connection.ts';
 import { startQueueWorker } from '../../rollouts/queue/queue-worker.ts';
 import { type WorkerMessage, WorkerSupervisor } from '../../rollouts/queue/worker-supervisor.ts';
+import { flushTracing } from '../../telemetry/tracing.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { type CliCommand, headServerClient, readParameters } from '../command.ts';
 import { readElsewhere } from '../parameters.ts';
@@ -37,8 +39,10 @@ agent's /run through this host's head server (+head_server.host, +head_server.po
 127.0.0.1:11000), and hands the result back to the collector, which writes it. Start any number of workers,
 on any host that reaches Redis and a gym serving the agents of the input. A worker that dies mid-job loses
 its lock; after +queue.lock_seconds another worker retries the job. The command runs the worker as a
-child process and watches it: should that process die (the kernel's OOM killer, a crash), the rollouts it held
-are recorded as worker_oom_killed or worker_died, naming it and its memory, and a new one starts. Ctrl-C or
+child process and watches it: should that process die (the kernel's OOM killer, its JavaScript heap limit, a
+crash), the rollouts it held are recorded as worker_oom_killed, worker_heap_exhausted or worker_died, naming it
+and its memory, and a new one starts (after a wait doubling from 1 s to 30 s while workers die within 60 s of
+starting). Ctrl-C or
 SIGTERM finishes the jobs in hand and exits; a second one exits at once. See docs/distributed.md.
 
 Example:
@@ -63,7 +67,8 @@ async function supervise(args: string[], parameters: Parameters): Promise<number
       spawn(process.execPath, [...process.execArgv, join(PACKAGE_ROOT, 'bin', 'ngym.js'), 'worker', ...args], {
         env: { ...process.env, [SUPERVISED_ENV]: '1' },
         // The IPC channel carries the jobs held, and ends the worker should this process die (src/cli/end-with-parent.ts).
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        // stderr passes through the supervisor, which reads it for V8 running out of heap.
+        stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       }),
   });
   let signals = 0;
@@ -92,6 +97,8 @@ async function runWorker(globalConfig: GlobalConfig, parameters: Parameters): Pr
     maxStalled: parameters.queue.max_stalled,
     log,
     onJob: tell,
+    // The gym's telemetry block: the rollouts' spans join their collector's traces.
+    tracer: await gymTracer(client, { name: 'worker', type: 'worker' }),
   });
   await worker.waitUntilReady();
   const head = globalConfig.headServer;
@@ -105,6 +112,7 @@ async function runWorker(globalConfig: GlobalConfig, parameters: Parameters): Pr
     process.on('SIGTERM', resolve);
   });
   await worker.close();
+  await flushTracing();
   await connection.quit();
   return 0;
 }

@@ -9,6 +9,7 @@
  */
 import { Job, type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { currentTraceContext } from '../../telemetry/tracing.ts';
 import type { RolloutExecutor, RolloutOutcome } from '../collect.ts';
 import type { RolloutFailure } from '../failures.ts';
 import type { RolloutRequest } from '../run-attempt.ts';
@@ -53,7 +54,13 @@ export class QueueExecutor implements RolloutExecutor {
   async run(request: RolloutRequest, task: Task): Promise<{ outcome: RolloutOutcome; line?: string }> {
     const started = performance.now();
     const jobId = rolloutJobId(this.runId, request.taskIndex, request.rolloutIndex);
-    const data: RolloutJobData = { ...request, ...(this.options.rolloutTimeoutMs === undefined ? {} : { timeoutMs: this.options.rolloutTimeoutMs }) };
+    // Run inside the rollout's span (CollectionTracing): the worker's spans join its trace.
+    const traceContext = currentTraceContext();
+    const data: RolloutJobData = {
+      ...request,
+      ...(this.options.rolloutTimeoutMs === undefined ? {} : { timeoutMs: this.options.rolloutTimeoutMs }),
+      ...(traceContext === undefined ? {} : { traceContext }),
+    };
     let job = await this.add(jobId, data);
     if (this.resumed) job = await this.reopen(job, data);
     const finished = await this.waitFor(job, data);

@@ -9,11 +9,15 @@
  * completion of a job whose lock was lost, so each job has one result. Under `ngym worker`'s supervisor
  * (worker-supervisor.ts) the jobs in hand and their lock tokens are reported as they start and end, so that a death
  * of this process is recorded against them at once instead.
+ *
+ * With tracing on, each attempt is a `gym.worker.rollout` span, a child of the collector's span for the rollout
+ * (the trace context its job carries), so a queued rollout is one trace as a local one is.
  */
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ServerClient } from '../../client/server-client.ts';
 import { describeError } from '../../errors.ts';
+import { inRolloutTrace, markSpanFailed, type Tracer } from '../../telemetry/tracing.ts';
 import { attemptRollout } from '../run-attempt.ts';
 import type { RolloutJobData, RolloutJobResult } from './jobs.ts';
 
@@ -28,6 +32,8 @@ export interface QueueWorkerOptions {
   log: (message: string) => void;
   /** Told as each job starts (with the token of its lock) and ends, whatever its result. */
   onJob?: (event: HeldJobEvent) => void;
+  /** This worker's tracer (gymTracer); undefined: tracing is off. */
+  tracer?: Tracer;
 }
 
 export type HeldJobEvent = { type: 'job-started'; jobId: string; token: string } | { type: 'job-ended'; jobId: string };
@@ -35,7 +41,30 @@ export type HeldJobEvent = { type: 'job-started'; jobId: string; token: string }
 /** Thrown for an attempt BullMQ should retry; its message is the failure's. */
 class RetryableAttempt extends Error {}
 
-async function runRolloutJob(client: ServerClient, job: Job<RolloutJobData, RolloutJobResult>): Promise<RolloutJobResult> {
+/** One attempt at a job, in the trace of the collector that submitted it. */
+function runRolloutJob(client: ServerClient, job: Job<RolloutJobData, RolloutJobResult>, tracer: Tracer | undefined): Promise<RolloutJobResult> {
+  const data = job.data;
+  return inRolloutTrace(
+    tracer,
+    'gym.worker.rollout',
+    { taskIndex: data.taskIndex, rolloutIndex: data.rolloutIndex },
+    async (span) => {
+      span?.setAttributes({
+        'nemo.gym.agent.name': data.agent,
+        'nemo.gym.queue.job_id': job.id as string,
+        'nemo.gym.queue.attempt': job.attemptsMade + 1,
+        // From the collector's clock to this worker's: clamped, as two hosts' clocks may disagree.
+        'nemo.gym.queue.wait_ms': Math.max(0, (job.processedOn ?? Date.now()) - job.timestamp),
+      });
+      const result = await attemptJob(client, job);
+      if (span !== undefined && 'failure' in result) markSpanFailed(span.setAttribute('nemo.gym.rollout.failure_class', result.failure.failureClass), result.failure.message);
+      return result;
+    },
+    { parent: data.traceContext },
+  );
+}
+
+async function attemptJob(client: ServerClient, job: Job<RolloutJobData, RolloutJobResult>): Promise<RolloutJobResult> {
   const attempts = job.attemptsMade + 1;
   const data = job.data;
   try {
@@ -53,7 +82,7 @@ export function startQueueWorker(options: QueueWorkerOptions): Worker<RolloutJob
   const lockMs = options.lockSeconds * 1000;
   const processJob = (job: Job<RolloutJobData, RolloutJobResult>, token: string | undefined) => {
     if (token !== undefined) options.onJob?.({ type: 'job-started', jobId: job.id as string, token });
-    return runRolloutJob(options.client, job);
+    return runRolloutJob(options.client, job, options.tracer);
   };
   const worker = new Worker<RolloutJobData, RolloutJobResult>(options.name, processJob, {
     connection: options.connection,
