@@ -119,13 +119,14 @@ describe('MemoryGate', () => {
   it('expects each piece in flight to hold what the most one was seen to hold, counting pieces that do not show yet, and with nothing in flight always lets one go', async () => {
     const { gate, state } = gateOver(100, 10);
     expect(gate.admit()).toBe(true);
-    // One piece in flight holds 35 MiB, and has had time to show it: another would reach 80 MiB, under the budget.
-    state.resident = 45 * MIB;
+    // One piece in flight holds 25 MiB, and has had time to show it: this one and a spare would reach 85 MiB,
+    // under the budget.
+    state.resident = 35 * MIB;
     await vi.advanceTimersByTimeAsync(200);
     expect(gate.admit()).toBe(true);
-    // The second has not allocated yet (47 MiB): two pieces are still expected to take 35 MiB each, so a third
-    // would pass 100 MiB. It waits, although the reading alone leaves room for it.
-    state.resident = 47 * MIB;
+    // The second has not allocated yet (37 MiB): it is still expected to take 25 MiB, so a third and a spare would
+    // pass 100 MiB. It waits, although the reading alone leaves room for them.
+    state.resident = 37 * MIB;
     await vi.advanceTimersByTimeAsync(10);
     const third = gate.admit();
     expect(third).toBeInstanceOf(Promise);

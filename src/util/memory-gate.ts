@@ -6,9 +6,10 @@
  * the budget by everything it allocates. Two bounds keep it under:
  * - Each piece in flight is expected to hold what the most one has been seen to hold (resident memory over the idle
  *   baseline, per piece, at a reading; a figure that decays so one odd reading does not throttle for good). A piece
- *   starts only if one more such piece fits under the budget on top of what is projected: the reading plus that
- *   much for each piece started too recently (SETTLE_MS) to show in it, or the baseline plus that much per piece
- *   in flight, whichever is more. A reading taken right after a piece started does not show what it will allocate.
+ *   starts only if two such pieces (itself and a spare) fit under the budget on top of what is projected: the
+ *   reading plus that much for each piece started too recently (SETTLE_MS) to show in it, or the baseline plus that
+ *   much per piece in flight, whichever is more. A reading taken right after a piece started does not show what it
+ *   will allocate.
  * - Near the budget (past half of it), a window of work in flight, as TCP bounds the data in flight. It starts at
  *   one piece, since before any piece's memory has shown nothing says what the next will take. While full, it
  *   doubles with each window's worth of work that ends under the budget until memory first goes over, then grows
@@ -33,6 +34,8 @@ const INITIAL_WINDOW = 1;
 const PER_PIECE_HALF_LIFE_MS = 2_000;
 /** A piece started this recently may not have allocated yet: readings are not trusted to show it. */
 const SETTLE_MS = 100;
+/** A piece starts only if this many pieces' worth fits under the budget on top of the projection: itself and one spare. */
+const HEADROOM_PIECES = 2;
 /** At most one forced collection per this long while over the budget. */
 const COLLECT_EVERY_MS = 1000;
 
@@ -186,8 +189,10 @@ export class MemoryGate {
       return false;
     }
     this.halved = false;
-    // With nothing in flight one piece always goes: the estimate alone must never stop work for good.
-    if (this.inFlight > 0 && this.projected(resident) + this.perPieceBytes >= this.budgetBytes) return false;
+    // With nothing in flight one piece always goes: the estimate alone must never stop work for good. Room for a
+    // second piece is kept free: resident memory also grows with what the allocator keeps and fragments, which no
+    // piece is seen to hold until a reading shows it.
+    if (this.inFlight > 0 && this.projected(resident) + HEADROOM_PIECES * this.perPieceBytes >= this.budgetBytes) return false;
     return resident < this.budgetBytes / 2 || this.inFlight < Math.floor(this.window);
   }
 
