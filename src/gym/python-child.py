@@ -3,7 +3,8 @@ entrypoint as `python <entrypoint>` would (as __main__, its folder first on sys.
 process group when `ngym run` goes away, however it goes (SIGKILL included). The app the server hands to
 uvicorn.run serves Prometheus `GET /metrics` (python-server-metrics.py; not with NGYM_SERVER_METRICS=0, which is
 `telemetry.metrics_enabled: false`) and, with NGYM_MEMORY_BUDGET_BYTES set (the entry's `memory_budget`), admits
-requests that bring work only while the process is under it.
+requests that bring work by the rules ngym's own servers follow (src/util/memory-gate.ts), which keep its peak
+memory under that budget.
 
 A Python server has no IPC channel to notice its parent's death by. ngym run holds the only write end of this
 process's stdin and never writes to it: once ngym run is gone, the pipe reads EOF. The server's own stdin is
@@ -11,8 +12,10 @@ process's stdin and never writes to it: once ngym run is gone, the pipe reads EO
 """
 
 import asyncio
+import collections
 import gc
 import importlib.util
+import math
 import os
 import runpy
 import signal
@@ -51,53 +54,248 @@ server_metrics = load_sibling("python-server-metrics.py")
 resident_bytes = server_metrics.resident_bytes
 
 
+# Admission by memory follows src/util/memory-gate.ts rule for rule, with its constants and its order of checks, so
+# that a Python server under `ngym run` stays under its budget as ngym's own servers do: its header says why each
+# rule is there, and a change to one belongs in the other. Times are in milliseconds, as there.
+POLL_MS = 25
+# Reading /proc/self/statm costs some 15 µs: far under the budget a reading this recent is reused.
+READING_MS = 5
+INITIAL_WINDOW = 1
+PER_PIECE_HALF_LIFE_MS = 2_000
+# A request started this recently may not have allocated yet: readings are not trusted to show it.
+SETTLE_MS = 100
+# A request starts only if this many requests' worth fits on top of the projection: itself and a spare, for what
+# the allocator keeps, which no reading attributes in time.
+HEADROOM_PIECES = 2
+COLLECT_EVERY_MS = 1000
+
+
+def now_ms() -> float:
+    return time.monotonic() * 1000
+
+
+class MemoryGate:
+    """memory-gate.ts's MemoryGate: a request starts only if two requests' expected memory fits under `budget`
+    on top of what is projected (and, near the budget, within the window); else it waits, in arrival order, for a
+    place. Everything runs on the server's event loop, so nothing here needs a lock."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.waiters = collections.deque()
+        self.in_flight = 0
+        self.window = INITIAL_WINDOW
+        self.went_over = False
+        self.halved = False
+        self.reading = 0
+        self.read_at = -math.inf
+        self.collected_at = -math.inf
+        self.timer = None
+        self.holding = False
+        self.held_since = -math.inf
+        # The lowest reading with nothing in flight: what the process holds without work.
+        self.idle = math.inf
+        # What one request in flight is expected to hold (the decaying most seen), and when that was last updated.
+        self.per_piece = 0.0
+        self.per_piece_at = -math.inf
+        # When the requests started in the last SETTLE_MS started, oldest first.
+        self.recent_starts = collections.deque()
+        # Requests that had to wait (read by /metrics).
+        self.waits = 0
+
+    def admit(self):
+        """None when the request may start now; else a future of True once it may (call release() when it ends
+        either way), or of False once drop() took it out of the queue."""
+        if not self.waiters and self.has_room(self.read(self.near_budget())):
+            self.start()
+            return None
+        self.waits += 1
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiters.append(waiter)
+        self.schedule()
+        return waiter
+
+    def drop(self, waiter) -> None:
+        """A waiter that no longer wants to start (its caller hung up): out of the queue, never counted in flight."""
+        if waiter in self.waiters:
+            self.waiters.remove(waiter)
+            waiter.set_result(False)
+
+    def shrink_in_flight(self) -> None:
+        # Only a full window grows; it doubles per window's worth until memory first went over, then grows by one.
+        full = self.in_flight >= math.floor(self.window)
+        self.in_flight = max(0, self.in_flight - 1)
+        if not full or self.read(False) >= self.budget:
+            return
+        self.window += 1 / self.window if self.went_over else 1
+
+    def release(self) -> None:
+        self.shrink_in_flight()
+        if self.waiters and self.has_room(self.read(self.near_budget())):
+            self.admit_next()
+
+    def near_budget(self) -> bool:
+        """Past half the budget every admission reads afresh: a reused reading misses what was admitted since."""
+        return self.reading >= self.budget / 2
+
+    def read(self, fresh: bool) -> int:
+        now = now_ms()
+        if fresh or now - self.read_at >= READING_MS:
+            self.reading = resident_bytes()
+            self.read_at = now
+            if self.in_flight == 0:
+                self.idle = min(self.idle, self.reading)
+            elif math.isfinite(self.idle):
+                self.observe_per_piece(max(0, self.reading - self.idle) / self.in_flight, now)
+        return self.reading
+
+    def observe_per_piece(self, size: float, now: float) -> None:
+        decayed = self.per_piece * 0.5 ** ((now - self.per_piece_at) / PER_PIECE_HALF_LIFE_MS)
+        self.per_piece = max(size, decayed)
+        self.per_piece_at = now
+
+    def projected(self, resident: int) -> float:
+        """Memory once the requests in flight hold what they are expected to: the reading plus those too recent to
+        show in it, or the idle memory plus all of them, whichever is more."""
+        unsettled = min(self.in_flight, self.started(now_ms(), False))
+        from_reading = resident + unsettled * self.per_piece
+        return max(from_reading, self.idle + self.in_flight * self.per_piece) if math.isfinite(self.idle) else from_reading
+
+    def started(self, now: float, starting: bool) -> int:
+        while self.recent_starts and self.recent_starts[0] <= now - SETTLE_MS:
+            self.recent_starts.popleft()
+        if starting:
+            self.recent_starts.append(now)
+        return len(self.recent_starts)
+
+    def has_room(self, resident: int) -> bool:
+        if resident >= self.budget:
+            # Halved once per time over, as TCP halves once per loss.
+            if not self.halved:
+                self.window = max(1, min(self.window, self.in_flight // 2))
+            self.halved = True
+            self.went_over = True
+            return False
+        self.halved = False
+        # With nothing in flight one request always goes: the estimate alone must never stop work for good.
+        if self.in_flight > 0 and self.projected(resident) + HEADROOM_PIECES * self.per_piece >= self.budget:
+            return False
+        return resident < self.budget / 2 or self.in_flight < math.floor(self.window)
+
+    def schedule(self) -> None:
+        if self.timer is None:
+            self.timer = asyncio.get_running_loop().call_later(POLL_MS / 1000, self.admit_waiting)
+
+    def admit_waiting(self) -> None:
+        self.timer = None
+        resident = self.read(True)
+        if resident >= self.budget and now_ms() - self.collected_at >= COLLECT_EVERY_MS:
+            self.collected_at = now_ms()
+            # Reference counting frees most objects at once; what is held in reference cycles waits for this.
+            gc.collect()
+            resident = self.read(True)
+        self.hold(resident >= self.budget, resident)
+        # Still over with nothing in flight after a collection since the hold began: what is held is no request's
+        # (memory the allocator keeps, or a leak). One request at a time goes on, so work never stops for good.
+        if self.holding and self.in_flight == 0 and self.collected_at > self.held_since:
+            self.admit_next()
+        while self.waiters and self.has_room(resident):
+            self.admit_next()
+        if self.waiters:
+            self.schedule()
+        else:
+            self.hold(False, resident)
+
+    def start(self) -> None:
+        self.in_flight += 1
+        self.started(now_ms(), True)
+
+    def admit_next(self) -> None:
+        if self.waiters:
+            self.start()
+            self.waiters.popleft().set_result(True)
+
+    def hold(self, holding: bool, resident: int) -> None:
+        if holding == self.holding:
+            return
+        self.holding = holding
+        self.held_since = now_ms()
+        if holding:
+            print(
+                f"Over its memory_budget ({resident / 2**20:.0f} MiB resident, memory_budget {self.budget / 2**20:.0f} MiB): "
+                "new requests wait until memory falls.",
+                file=sys.stderr,
+                flush=True,
+            )
+        else:
+            print(f"Back under its memory_budget ({resident / 2**20:.0f} MiB resident): admitting requests again.", file=sys.stderr, flush=True)
+
+
 class MemoryAdmission:
-    """ASGI middleware: a request other than GET or HEAD waits while the process holds `budget` bytes or more.
-    Nothing is refused. With nothing in flight it goes on after a full collection, so work never stops for good
-    (memory kept by the allocator, or a leak)."""
+    """ASGI middleware, as src/server/admission.ts is for ngym's servers: a request other than GET or HEAD starts
+    when the gate admits it, and holds its place until the app returns, which is once the response has been sent in
+    full (a streamed body included). Nothing is refused; a request whose caller hangs up while it waits is dropped."""
 
     def __init__(self, app, budget: int):
         self.app = app
-        self.budget = budget
-        self.in_flight = 0
-        self.holding = False
-        # Read by /metrics: requests that had to wait, and those waiting now.
-        self.waits = 0
-        self.waiting = 0
+        self.gate = MemoryGate(budget)
+
+    # Read by /metrics: requests that had to wait, and those waiting now.
+    @property
+    def waits(self) -> int:
+        return self.gate.waits
+
+    @property
+    def waiting(self) -> int:
+        return len(self.gate.waiters)
 
     async def __call__(self, scope, receive, send):
         if scope.get("type") != "http" or scope.get("method") in ("GET", "HEAD"):
             return await self.app(scope, receive, send)
-        collected_at = 0.0
-        resident = resident_bytes()
-        if resident >= self.budget:
-            if not self.holding:
-                self.holding = True
-                print(
-                    f"Over its memory_budget ({resident / 2**20:.0f} MiB resident, memory_budget "
-                    f"{self.budget / 2**20:.0f} MiB): new requests wait until memory falls.",
-                    file=sys.stderr,
-                    flush=True,
-                )
-            self.waits += 1
-            self.waiting += 1
-            try:
-                while resident >= self.budget:
-                    if time.monotonic() - collected_at >= 1.0:
-                        gc.collect()
-                        collected_at = time.monotonic()
-                        if self.in_flight == 0:
-                            break
-                    await asyncio.sleep(0.025)
-                    resident = resident_bytes()
-            finally:
-                self.waiting -= 1
-        self.holding = False
-        self.in_flight += 1
+        waiter = self.gate.admit()
         try:
+            if waiter is not None:
+                received = []
+                if not await self.admitted(waiter, receive, received):
+                    return
+                receive = replaying(received, receive)
             return await self.app(scope, receive, send)
         finally:
-            self.in_flight -= 1
+            if waiter is None or waiter.result():
+                self.gate.release()
+
+    async def admitted(self, waiter, receive, received) -> bool:
+        """Waits for the gate, reading the request meanwhile (its body is held while it waits): uvicorn tells of a
+        caller hanging up only through receive(). What is read goes into `received`, for the app. False when the
+        caller hung up first."""
+        listening = asyncio.ensure_future(read_until_gone(receive, received))
+        try:
+            await asyncio.wait((waiter, listening), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            listening.cancel()
+            # The caller hung up, or the server is stopping (this task cancelled): nobody is left to answer.
+            self.gate.drop(waiter)
+        # Over before the app reads the request itself: one reader at a time.
+        await asyncio.wait((listening,))
+        return waiter.result()
+
+
+async def read_until_gone(receive, received) -> None:
+    """Reads the request's messages into `received` until the caller hangs up (once the body is in, uvicorn's
+    receive() waits for that)."""
+    while True:
+        message = await receive()
+        received.append(message)
+        if message["type"] == "http.disconnect":
+            return
+
+
+def replaying(received, receive):
+    """A receive() that gives what was read while the request waited before what comes next."""
+
+    async def replay():
+        return received.pop(0) if received else await receive()
+
+    return replay
 
 
 def wrap_served_app(budget, metrics: bool, auth_token) -> None:
@@ -120,13 +318,15 @@ def wrap_served_app(budget, metrics: bool, auth_token) -> None:
             return run(app, *args, **kwargs)
         admission = None
         if budget is not None:
-            held = resident_bytes()
+            admission = MemoryAdmission(app, budget)
+            # Read as the gate reads, with nothing in flight: also the first idle baseline.
+            held = admission.gate.read(True)
             if held >= budget:
                 sys.exit(
                     f"memory_budget: {budget / 2**20:.0f} MiB is below what this server holds before any work "
                     f"({held / 2**20:.0f} MiB resident): it could never admit anything. Raise it, or set it to null."
                 )
-            app = admission = MemoryAdmission(app, budget)
+            app = admission
         if metrics:
             app = server_metrics.ServerMetrics(app, auth_token=auth_token, admission=admission)
         return run(app, *args, **kwargs)
