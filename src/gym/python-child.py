@@ -99,6 +99,10 @@ class MemoryGate:
         self.per_piece_at = -math.inf
         # When the requests started in the last SETTLE_MS started, oldest first.
         self.recent_starts = collections.deque()
+        # Whether any request's memory could have shown yet (a reading SETTLE_MS after one started, or one ended):
+        # until then requests go one at a time, as a cold burst would all start on the reading alone.
+        self.calibrated = False
+        self.last_start_at = -math.inf
         # Requests that had to wait (read by /metrics).
         self.waits = 0
 
@@ -124,6 +128,7 @@ class MemoryGate:
         # Only a full window grows; it doubles per window's worth until memory first went over, then grows by one.
         full = self.in_flight >= math.floor(self.window)
         self.in_flight = max(0, self.in_flight - 1)
+        self.calibrated = True
         if not full or self.read(False) >= self.budget:
             return
         self.window += 1 / self.window if self.went_over else 1
@@ -144,8 +149,11 @@ class MemoryGate:
             self.read_at = now
             if self.in_flight == 0:
                 self.idle = min(self.idle, self.reading)
-            elif math.isfinite(self.idle):
-                self.observe_per_piece(max(0, self.reading - self.idle) / self.in_flight, now)
+            else:
+                if now - self.last_start_at >= SETTLE_MS:
+                    self.calibrated = True
+                if math.isfinite(self.idle):
+                    self.observe_per_piece(max(0, self.reading - self.idle) / self.in_flight, now)
         return self.reading
 
     def observe_per_piece(self, size: float, now: float) -> None:
@@ -177,7 +185,7 @@ class MemoryGate:
             return False
         self.halved = False
         # With nothing in flight one request always goes: the estimate alone must never stop work for good.
-        if self.in_flight > 0 and self.projected(resident) + HEADROOM_PIECES * self.per_piece >= self.budget:
+        if self.in_flight > 0 and (not self.calibrated or self.projected(resident) + HEADROOM_PIECES * self.per_piece >= self.budget):
             return False
         return resident < self.budget / 2 or self.in_flight < math.floor(self.window)
 
@@ -207,7 +215,8 @@ class MemoryGate:
 
     def start(self) -> None:
         self.in_flight += 1
-        self.started(now_ms(), True)
+        self.last_start_at = now_ms()
+        self.started(self.last_start_at, True)
 
     def admit_next(self) -> None:
         if self.waiters:

@@ -9,7 +9,7 @@
  *   starts only if two such pieces (itself and a spare) fit under the budget on top of what is projected: the
  *   reading plus that much for each piece started too recently (SETTLE_MS) to show in it, or the baseline plus that
  *   much per piece in flight, whichever is more. A reading taken right after a piece started does not show what it
- *   will allocate.
+ *   will allocate; until any piece has had time to show its memory, pieces go one at a time.
  * - Near the budget (past half of it), a window of work in flight, as TCP bounds the data in flight. It starts at
  *   one piece, since before any piece's memory has shown nothing says what the next will take. While full, it
  *   doubles with each window's worth of work that ends under the budget until memory first goes over, then grows
@@ -82,6 +82,12 @@ export class MemoryGate {
   /** When the pieces started in the last SETTLE_MS started, oldest first, from recentHead on. */
   private readonly recentStarts: number[] = [];
   private recentHead = 0;
+  /**
+   * Whether any piece's memory could have shown yet: a reading taken SETTLE_MS after one started, or one ended.
+   * Until then pieces go one at a time, even far under the budget: a cold burst would all start on the reading alone.
+   */
+  private calibrated = false;
+  private lastStartAt = -Infinity;
 
   constructor(private readonly options: MemoryGateOptions) {
     this.budgetBytes = options.budgetBytes;
@@ -131,6 +137,7 @@ export class MemoryGate {
     // Only a full window grows: one that work never filled says nothing about the memory more work would take.
     const full = this.inFlight >= Math.floor(this.window);
     this.inFlight = Math.max(0, this.inFlight - 1);
+    this.calibrated = true;
     if (!full || this.read(false) >= this.budgetBytes) return;
     // Doubling each window's worth until memory first went over, then one more per window's worth.
     this.window += this.wentOver ? 1 / this.window : 1;
@@ -153,7 +160,10 @@ export class MemoryGate {
       this.reading = this.residentBytes();
       this.readAt = now;
       if (this.inFlight === 0) this.idleBytes = Math.min(this.idleBytes, this.reading);
-      else if (Number.isFinite(this.idleBytes)) this.observePerPiece(Math.max(0, this.reading - this.idleBytes) / this.inFlight, now);
+      else {
+        if (now - this.lastStartAt >= SETTLE_MS) this.calibrated = true;
+        if (Number.isFinite(this.idleBytes)) this.observePerPiece(Math.max(0, this.reading - this.idleBytes) / this.inFlight, now);
+      }
     }
     return this.reading;
   }
@@ -199,7 +209,7 @@ export class MemoryGate {
     // With nothing in flight one piece always goes: the estimate alone must never stop work for good. Room for a
     // second piece is kept free: resident memory also grows with what the allocator keeps and fragments, which no
     // piece is seen to hold until a reading shows it.
-    if (this.inFlight > 0 && this.projected(resident) + HEADROOM_PIECES * this.perPieceBytes >= this.budgetBytes) return false;
+    if (this.inFlight > 0 && (!this.calibrated || this.projected(resident) + HEADROOM_PIECES * this.perPieceBytes >= this.budgetBytes)) return false;
     return resident < this.budgetBytes / 2 || this.inFlight < Math.floor(this.window);
   }
 
@@ -236,7 +246,8 @@ export class MemoryGate {
 
   private start(): void {
     this.inFlight++;
-    this.started(performance.now(), true);
+    this.lastStartAt = performance.now();
+    this.started(this.lastStartAt, true);
   }
 
   private admitNext(): void {
