@@ -81,6 +81,13 @@ export class ConfigError extends NgymError {
   }
 }
 
+/** A server of the gym could not be started (its port taken, its process gone before it was ready). */
+export class ServerStartError extends NgymError {
+  constructor(message: string) {
+    super('NGYM_SERVER_START', message);
+  }
+}
+
 /** A call to another server failed: connection, timeout or a non-2xx status. */
 export class UpstreamError extends NgymError {
   readonly url: string;

@@ -7,7 +7,8 @@ export type { CliCommand } from './cli/command.ts';
 export * from './config/index.ts';
 export { createHeadServerApp, type ServerInstanceInfo } from './gym/head-server.ts';
 export { type HostedServer, hostServer, loadServerDefinition, locateServer, validatedServerConfig } from './gym/hosting.ts';
-export { launch, type LaunchOptions, RunningGym, ServerStartError } from './gym/launcher.ts';
+export { launch, type LaunchOptions, RunningGym } from './gym/launcher.ts';
+export { ServerStartError } from './errors.ts';
 export {
   type CollectionSummary,
   type CollectOptions,

@@ -20,7 +20,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer as createNetServer, type Server as NetServer } from 'node:net';
+import type { Server as NetServer } from 'node:net';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sharedHttpClient } from '../client/http-client.ts';
@@ -31,7 +31,7 @@ import { siblingModule, SOURCE_NODE_ARGS } from '../util/package-root.ts';
 import { configPathOf, type ServerInstance } from '../config/server-instances.ts';
 import type { ConfigDict } from '../config/tree.ts';
 import { dumpYaml } from '../config/yaml-file.ts';
-import { ConfigError, NgymError } from '../errors.ts';
+import { ConfigError, NgymError, ServerStartError } from '../errors.ts';
 import { authorizationHeader, AUTH_TOKEN_KEY, authTokenOf } from '../client/auth-token.ts';
 import { type ChildMessage, HEAD_URL_ENV, LISTEN_HANDLE_ENV, SEARCH_ROOTS_ENV, SHUTDOWN_GRACE_MS } from './child-protocol.ts';
 import { createHeadServerApp, type ServerInstanceInfo } from './head-server.ts';
@@ -45,6 +45,7 @@ import { describeEnd, type MemorySample, OomKillWatch, type ProcessEnd, sampleMe
 import { HeapExhaustionWatch, heapLimitOf, nodeFlagsOf } from './heap-exhaustion.ts';
 import { serveTombstone, type Tombstone } from './tombstone.ts';
 import { OutputLines } from './output-lines.ts';
+import { bindPort, probeFreePort } from './ports.ts';
 import { TELEMETRY_KEY, telemetrySettings } from '../telemetry/settings.ts';
 
 const CHILD_MAIN = fileURLToPath(siblingModule(import.meta.url, 'child-main'));
@@ -92,12 +93,6 @@ export function spinupTimeoutMs(value: unknown): number {
   return seconds <= 0 ? Number.POSITIVE_INFINITY : seconds * 1000;
 }
 
-export class ServerStartError extends NgymError {
-  constructor(message: string) {
-    super('NGYM_SERVER_START', message);
-  }
-}
-
 interface Child {
   instance: ServerInstance;
   /** 0 for the first replica (the one the config and `/server_instances` name). */
@@ -118,31 +113,6 @@ interface Child {
   memory: MemorySample | undefined;
 }
 
-async function bindPort(host: string, port: number): Promise<NetServer> {
-  const server = createNetServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new ServerStartError(`Port ${port} on ${host} is already in use. Free it, or set the port to 0 to get a free one.`)
-          : error,
-      ),
-    );
-    server.listen({ host, port, backlog: 65_535 }, resolve);
-  });
-  return server;
-}
-
-/** Upstream's probe for servers that bind their own port (Python): racy, but they cannot take a socket. */
-async function probeFreePort(host: string, disallowed: Set<number>): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const server = await bindPort(host, 0);
-    const port = (server.address() as { port: number }).port;
-    await new Promise((resolve) => server.close(resolve));
-    if (!disallowed.has(port)) return port;
-  }
-  throw new ServerStartError(`Unable to find an open port that does not conflict with ${[...disallowed].join(', ')} after 50 attempts.`);
-}
 
 /** Validates everything before any process starts; reports every broken server at once. */
 export async function locateAndValidate(globalConfig: GlobalConfig, output: (line: string) => void = () => {}): Promise<Map<string, ServerLocation>> {
