@@ -147,7 +147,11 @@ export class WorkerSupervisor {
     const held = [...worker.held];
     this.options.log(`${description}; it held ${held.length} job(s).`);
     const failure: RolloutFailure = { failureClass: failureClassOf(end), message: `${description}.`, retryable: false };
-    await Promise.all(held.map(([jobId, token]) => this.recordDeath(jobId, token, failure)));
+    const outcomes = await Promise.all(held.map(([jobId, token]) => this.recordDeath(jobId, token, failure)));
+    const count = (outcome: DeathRecord) => outcomes.filter((each) => each === outcome).length;
+    this.options.log(
+      `Worker process ${worker.process.pid}: ${count('recorded')} of the ${held.length} job(s) it held recorded as ${failure.failureClass}, ${count('finished')} finished just before it died, ${count('stalls')} left to stall and run again.`,
+    );
     // One that could not start (bad config, servers out of reach) would only fail again: its error is printed.
     if (!worker.ready) return this.finish?.(code ?? 1);
     if (this.stopping) return this.finish?.(this.stoppedNow ? 130 : 0);
@@ -168,18 +172,23 @@ export class WorkerSupervisor {
   }
 
   /** The death as the job's result, as the worker stores a failure it does not retry. */
-  private async recordDeath(jobId: string, token: string, failure: RolloutFailure): Promise<void> {
+  private async recordDeath(jobId: string, token: string, failure: RolloutFailure): Promise<DeathRecord> {
     try {
       const job = await Job.fromId<RolloutJobData, RolloutJobResult>(this.queue as Queue<RolloutJobData, RolloutJobResult>, jobId);
       // Finished just before the death (a message that did not arrive), and maybe taken by the collector already.
-      if (job === undefined || (await job.getState()) !== 'active') return;
+      if (job === undefined || (await job.getState()) !== 'active') return 'finished';
       await job.moveToCompleted({ failure, attempts: job.attemptsMade + 1 }, token, false);
       this.options.log(`Job ${jobId}: recorded as ${failure.failureClass}.`);
+      return 'recorded';
     } catch (error) {
       this.options.log(`Job ${jobId}: the worker's death could not be recorded (${describeError(error)}); it stalls and runs again.`);
+      return 'stalls';
     }
   }
 }
+
+/** What became of a job the dead worker held: its death recorded, already finished, or left to stall and run again. */
+type DeathRecord = 'recorded' | 'finished' | 'stalls';
 
 function failureClassOf(end: ProcessEnd): FailureClass {
   if (end.heapExhausted !== undefined) return 'worker_heap_exhausted';
