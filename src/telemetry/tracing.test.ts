@@ -85,6 +85,21 @@ function leafPaths(spans: ReceivedSpan[]): string[] {
     .sort();
 }
 
+
+/** Every root-to-leaf path of one weather_agent rollout (seed, model call, tool call, model call, verify) under `caller`, sorted. */
+function weatherRolloutPaths(caller: string): string[] {
+  const run = `${caller} > POST /run [weather_agent] > gym.rollout [weather_agent]`;
+  const responses = `${run} > gym.agent.responses [weather_agent]`;
+  const modelCall = `${responses} > gym.agent.model_call [weather_agent] > POST /v1/responses [policy_model] > gym.model.responses [policy_model]`;
+  return [
+    `${run} > gym.agent.seed_session [weather_agent] > POST /seed_session [weather]`,
+    modelCall,
+    `${responses} > gym.agent.tool_call [weather_agent] > POST /get_weather [weather]`,
+    modelCall,
+    `${run} > gym.agent.verify [weather_agent] > POST /verify [weather] > gym.verify [weather]`,
+  ].sort();
+}
+
 describe('tracing through every hop', () => {
   it('makes one trace per rollout in which every hop is a child of the one that called it', async () => {
     const model = weatherModel();
@@ -99,18 +114,7 @@ describe('tracing through every hop', () => {
     expect(root.map((span) => span.name)).toEqual(['gym.collect.rollout']);
     expect(root[0]?.attributes).toMatchObject({ 'nemo.gym.rollout.status': 'completed', 'nemo.gym.rollout.attempts': 1, 'nemo.gym.agent.name': 'weather_agent' });
 
-    const run = 'gym.collect.rollout [collector] > HTTP POST [collector] > POST /run [weather_agent] > gym.rollout [weather_agent]';
-    const responses = `${run} > gym.agent.responses [weather_agent]`;
-    const modelCall = `${responses} > gym.agent.model_call [weather_agent] > POST /v1/responses [policy_model] > gym.model.responses [policy_model]`;
-    expect(leafPaths(spans)).toEqual(
-      [
-        `${run} > gym.agent.seed_session [weather_agent] > POST /seed_session [weather]`,
-        modelCall,
-        `${responses} > gym.agent.tool_call [weather_agent] > POST /get_weather [weather]`,
-        modelCall,
-        `${run} > gym.agent.verify [weather_agent] > POST /verify [weather] > gym.verify [weather]`,
-      ].sort(),
-    );
+    expect(leafPaths(spans)).toEqual(weatherRolloutPaths('gym.collect.rollout [collector] > HTTP POST [collector]'));
 
     // Every span knows its rollout, whichever process made it (the identity travels as baggage).
     for (const span of spans) expect(span.attributes, span.name).toMatchObject({ 'nemo.gym.task.index': 0, 'nemo.gym.rollout.index': 0, 'nemo.gym.rollout.id': '0-0' });
@@ -328,18 +332,7 @@ describe.skipIf(!REDIS_AVAILABLE)('tracing through a queue (needs redis-server: 
       const spans = traces.get(collected.traceId) as ReceivedSpan[];
       // The collector's span is the only root: the worker's and everything below it joined its trace.
       expect(spans.filter((span) => span.parentSpanId === '')).toEqual([collected]);
-      const run = 'gym.collect.rollout [collector] > gym.worker.rollout [worker] > HTTP POST [worker] > POST /run [weather_agent] > gym.rollout [weather_agent]';
-      const responses = `${run} > gym.agent.responses [weather_agent]`;
-      const modelCall = `${responses} > gym.agent.model_call [weather_agent] > POST /v1/responses [policy_model] > gym.model.responses [policy_model]`;
-      expect(leafPaths(spans)).toEqual(
-        [
-          `${run} > gym.agent.seed_session [weather_agent] > POST /seed_session [weather]`,
-          modelCall,
-          `${responses} > gym.agent.tool_call [weather_agent] > POST /get_weather [weather]`,
-          modelCall,
-          `${run} > gym.agent.verify [weather_agent] > POST /verify [weather] > gym.verify [weather]`,
-        ].sort(),
-      );
+      expect(leafPaths(spans)).toEqual(weatherRolloutPaths('gym.collect.rollout [collector] > gym.worker.rollout [worker] > HTTP POST [worker]'));
       for (const span of spans) expect(span.attributes, span.name).toMatchObject({ 'nemo.gym.task.index': taskIndex, 'nemo.gym.rollout.index': 0 });
       const attempt = spans.find((span) => span.name === 'gym.worker.rollout') as ReceivedSpan;
       expect(attempt.attributes).toMatchObject({ 'nemo.gym.agent.name': 'weather_agent', 'nemo.gym.queue.attempt': 1, 'nemo.gym.queue.job_id': expect.stringMatching(new RegExp(`-${taskIndex}-0$`)) });
