@@ -9,6 +9,7 @@
  * tracing stops).
  */
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -150,6 +151,9 @@ export function startTracingRuntime(settings: TracingSettings, logger: Logger = 
       'nemo.gym.service_group': settings.serviceName,
       'nemo.gym.server.name': service.name,
       'nemo.gym.server.type': service.type,
+      // Which machine and process: a queue's workers run the same services on many hosts.
+      'host.name': hostname(),
+      'process.pid': process.pid,
       ...(settings.runId === undefined ? {} : { 'nemo.run.id': settings.runId }),
     });
   // Registering one provider installs what every span needs: the async context (AsyncLocalStorage) and the W3C

@@ -4,6 +4,7 @@
  * Through a queue too: a real redis-server and an `ngym worker` process between the collector and the gym.
  */
 import { createServer } from 'node:net';
+import { hostname } from 'node:os';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -337,6 +338,11 @@ describe.skipIf(!REDIS_AVAILABLE)('tracing through a queue (needs redis-server: 
       const attempt = spans.find((span) => span.name === 'gym.worker.rollout') as ReceivedSpan;
       expect(attempt.attributes).toMatchObject({ 'nemo.gym.agent.name': 'weather_agent', 'nemo.gym.queue.attempt': 1, 'nemo.gym.queue.job_id': expect.stringMatching(new RegExp(`-${taskIndex}-0$`)) });
       expect(attempt.attributes['nemo.gym.queue.wait_ms']).toBeGreaterThanOrEqual(0);
+      // Each span says where it ran: the collector in this process, the worker's spans in the worker process.
+      expect(collected.resource).toMatchObject({ 'host.name': hostname(), 'process.pid': process.pid });
+      expect(attempt.resource['host.name']).toBe(hostname());
+      expect(attempt.resource['process.pid']).toEqual(expect.any(Number));
+      expect(attempt.resource['process.pid']).not.toBe(process.pid);
     }
 
     for (const taskIndex of [5, 6]) {
