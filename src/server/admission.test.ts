@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type InProcessGym, startInProcessGym } from '../gym/in-process.ts';
 import { MemoryGate } from '../util/memory-gate.ts';
 import { admissionMiddleware } from './admission.ts';
+import { requestTimeout } from './request-timeout.ts';
 import { defineResourcesServer } from './resources-server.ts';
 import { modelResponse } from './scripted-model.ts';
 import { type BoundServer, bindServer } from './serve.ts';
@@ -182,14 +183,15 @@ afterEach(async () => {
  * started: idle at 60 MiB of a budget of 100, then 90 (one request's 30 stays resident), so a second request fits
  * only once the first has given its slot back. Counts each handler started and each slot given back.
  */
-async function startGated(routes: Record<string, () => Response | Promise<Response>>, beforeAdmission?: MiddlewareHandler) {
+async function startGated(routes: Record<string, () => Response | Promise<Response>>, around: { before?: MiddlewareHandler; after?: MiddlewareHandler } = {}) {
   let working = false;
   const gate = new MemoryGate({ budgetBytes: 100 * MIB, residentBytes: () => (working ? 90 : 60) * MIB });
   const release = vi.spyOn(gate, 'release');
   const started: string[] = [];
   const app = new Hono();
-  if (beforeAdmission !== undefined) app.use(beforeAdmission);
+  if (around.before !== undefined) app.use(around.before);
   app.use(admissionMiddleware(gate));
+  if (around.after !== undefined) app.use(around.after);
   app.onError((error, context) => context.text(`failed: ${error.message}`, 500));
   app.post('/:name', (context) => {
     const name = context.req.param('name');
@@ -265,20 +267,52 @@ describe.each<Protocol>(['HTTP/1.1', 'HTTP/2'])('a streamed response and admissi
     const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
     let hungUp!: () => void;
     const callerGone = new Promise<void>((resolve) => (hungUp = resolve));
-    const server = await startGated({ first: () => new Response('unread'), second: () => new Response('done') }, async (context, next) => {
-      if (context.req.path === '/first') {
-        (context.env as { outgoing: NodeJS.EventEmitter }).outgoing.once('close', () => hungUp());
-        arrived();
-        await callerGone;
-      }
-      await next();
-    });
+    const server = await startGated(
+      { first: () => new Response('unread'), second: () => new Response('done') },
+      {
+        before: async (context, next) => {
+          if (context.req.path === '/first') {
+            (context.env as { outgoing: NodeJS.EventEmitter }).outgoing.once('close', () => hungUp());
+            arrived();
+            await callerGone;
+          }
+          await next();
+        },
+      },
+    );
     const first = server.post(protocol, '/first');
     await firstArrived;
     first.hangUp();
     await vi.waitFor(() => expect(server.started).toEqual(['first']), WAIT);
     await vi.waitFor(() => expect(server.releases()).toBe(1), WAIT);
     expect(await server.post(protocol, '/second').text()).toBe('done');
+  });
+});
+
+describe('admission by memory and the time limit', () => {
+  it('keeps the place of a request answered 504 until its handler, still running, ends', { timeout: TEST_TIMEOUT_MS }, async () => {
+    let finish!: () => void;
+    const handlerEnds = new Promise<void>((resolve) => (finish = resolve));
+    const server = await startGated(
+      {
+        slow: async () => {
+          await handlerEnds;
+          return new Response('too late');
+        },
+        second: () => new Response('done'),
+      },
+      { after: requestTimeout(50) },
+    );
+    expect(await server.post('HTTP/1.1', '/slow').text()).toBe('failed: Request timed out after 0.05 s');
+    const second = server.post('HTTP/1.1', '/second');
+    await server.arrived('second');
+    // The caller has its answer; the handler still holds what it allocated, so the second waits.
+    expect(server.started).toEqual(['slow']);
+    expect(server.gate.waiting).toBe(1);
+    expect(server.releases()).toBe(0);
+    finish();
+    expect(await second.text()).toBe('done');
+    await vi.waitFor(() => expect(server.releases()).toBe(2), WAIT);
   });
 });
 

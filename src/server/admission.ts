@@ -3,13 +3,15 @@
  * method but GET and HEAD: `/run`, `/verify`, tools, model calls) starts only while the server's resident memory is
  * under its budget, else it waits, however long, until memory falls or its caller hangs up. Liveness checks and
  * metric scrapes are never held back. A request holds its place until its response has been sent in full (a
- * streamed body included) or its connection closed.
+ * streamed body included) or its connection closed, and until its handler has ended (past request_timeout_seconds
+ * the caller has its 504 while the handler may still run).
  */
 import type { MiddlewareHandler } from 'hono';
 import type { ServerMetrics } from '../telemetry/server-metrics.ts';
 import type { Logger } from '../util/logger.ts';
 import { describeBytes } from '../util/memory-budget.ts';
 import { MemoryGate } from '../util/memory-gate.ts';
+import { unfinishedWork } from './request-timeout.ts';
 
 /** The gate of server `serverName` for a budget of `budgetBytes` (null: none); a budget it is already over is a config error. */
 export function serverMemoryGate(serverName: string, budgetBytes: number | null, logger: Logger, metrics: ServerMetrics | undefined): MemoryGate | undefined {
@@ -79,7 +81,10 @@ export function admissionMiddleware(gate: MemoryGate): MiddlewareHandler {
     try {
       await next();
     } finally {
-      slot.letGo();
+      // Answered 504 with the handler still running: its memory is still held, and so is its place.
+      const running = unfinishedWork(context);
+      if (running === undefined) slot.letGo();
+      else void running.then(() => slot.letGo());
     }
   };
 }

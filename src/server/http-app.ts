@@ -13,7 +13,6 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
-import { timeout } from 'hono/timeout';
 import { admissionMiddleware, serverMemoryGate } from './admission.ts';
 import { authMiddleware } from './auth.ts';
 import { ERROR_CODE_HEADER, errorCodeOf, NgymError } from '../errors.ts';
@@ -23,6 +22,7 @@ import type { Logger } from '../util/logger.ts';
 import { ServerMetrics } from '../telemetry/server-metrics.ts';
 import type { Tracer } from '../telemetry/tracing.ts';
 import { METRICS_PATH, metricsHandler, observeRequests } from './observe-requests.ts';
+import { requestTimeout } from './request-timeout.ts';
 import { newSessionId, SessionSigner, sessionCookieName, setCookieHeader } from './sessions.ts';
 
 interface ServerVariables {
@@ -132,8 +132,8 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     }
     return next();
   });
-  // Hono's timeout ends the handler's wait with a 504 whose body says the limit (handled in onError below).
-  if (limit !== null) app.use(timeout(limit, () => new HTTPException(504, { message: `Request timed out after ${limit / 1000} s` })));
+  // Past the limit a 504 whose body says the limit (an HTTPException, answered in onError below).
+  if (limit !== null) app.use(requestTimeout(limit));
 
   app.get('/', (context) => context.json({ status: 'ok' }));
   if (metrics !== undefined) app.get(METRICS_PATH, metricsHandler(metrics));
