@@ -68,16 +68,54 @@ SETTLE_MS = 100
 # the allocator keeps, which no reading attributes in time.
 HEADROOM_PIECES = 2
 COLLECT_EVERY_MS = 1000
+# Kinds of work (method and path) told apart; past this many (a client inventing paths), the rest share one.
+MAX_KINDS = 32
+SHARED_KIND = "(other kinds)"
 
 
 def now_ms() -> float:
     return time.monotonic() * 1000
 
 
+class WorkKind:
+    """memory-gate.ts's WorkKind: what the gate knows of one kind of request, whose memory may differ from another's
+    (a session seed takes next to nothing, a verify may take much)."""
+
+    def __init__(self):
+        self.in_flight = 0
+        # What one request in flight is expected to hold (the decaying most seen), and when that was last updated.
+        self.per_piece = 0.0
+        self.per_piece_at = -math.inf
+        # Whether a request of this kind could have shown its memory (one was in flight SETTLE_MS with a reading
+        # taken, or one ended): until then this kind's requests go one at a time.
+        self.calibrated = False
+        # When the requests started in the last SETTLE_MS started, oldest first.
+        self.recent_starts = collections.deque()
+
+    def observe(self, size: float, now: float) -> None:
+        decayed = self.per_piece * 0.5 ** ((now - self.per_piece_at) / PER_PIECE_HALF_LIFE_MS)
+        self.per_piece = max(size, decayed)
+        self.per_piece_at = now
+
+    def start(self, now: float) -> None:
+        self.in_flight += 1
+        self.trim(now)
+        self.recent_starts.append(now)
+
+    def unsettled(self, now: float) -> int:
+        """Requests in flight started in the last SETTLE_MS: too recent to show in a reading."""
+        self.trim(now)
+        return min(self.in_flight, len(self.recent_starts))
+
+    def trim(self, now: float) -> None:
+        while self.recent_starts and self.recent_starts[0] <= now - SETTLE_MS:
+            self.recent_starts.popleft()
+
+
 class MemoryGate:
-    """memory-gate.ts's MemoryGate: a request starts only if two requests' expected memory fits under `budget`
-    on top of what is projected (and, near the budget, within the window); else it waits, in arrival order, for a
-    place. Everything runs on the server's event loop, so nothing here needs a lock."""
+    """memory-gate.ts's MemoryGate: a request starts only if two requests of its kind fit under `budget` on top
+    of what is projected (and, near the budget, within the window); else it waits, in arrival order, for a place.
+    Everything runs on the server's event loop, so nothing here needs a lock."""
 
     def __init__(self, budget: int):
         self.budget = budget
@@ -94,48 +132,52 @@ class MemoryGate:
         self.held_since = -math.inf
         # The lowest reading with nothing in flight: what the process holds without work.
         self.idle = math.inf
-        # What one request in flight is expected to hold (the decaying most seen), and when that was last updated.
-        self.per_piece = 0.0
-        self.per_piece_at = -math.inf
-        # When the requests started in the last SETTLE_MS started, oldest first.
-        self.recent_starts = collections.deque()
-        # Whether any request's memory could have shown yet (a reading SETTLE_MS after one started, or one ended):
-        # until then requests go one at a time, as a cold burst would all start on the reading alone.
-        self.calibrated = False
-        self.last_start_at = -math.inf
+        self.kinds = {}
         # Requests that had to wait (read by /metrics).
         self.waits = 0
 
-    def admit(self):
-        """None when the request may start now; else a future of True once it may (call release() when it ends
-        either way), or of False once drop() took it out of the queue."""
-        if not self.waiters and self.has_room(self.read(self.near_budget())):
-            self.start()
+    def admit(self, kind: str = ""):
+        """None when the request may start now; else a future of True once it may (call release() with the same
+        kind when it ends either way), or of False once drop() took it out of the queue."""
+        work_kind = self.kind_named(kind)
+        if not self.waiters and self.has_room(self.read(self.near_budget()), work_kind):
+            self.start(work_kind)
             return None
         self.waits += 1
         waiter = asyncio.get_running_loop().create_future()
-        self.waiters.append(waiter)
+        self.waiters.append((waiter, work_kind))
         self.schedule()
         return waiter
 
     def drop(self, waiter) -> None:
         """A waiter that no longer wants to start (its caller hung up): out of the queue, never counted in flight."""
-        if waiter in self.waiters:
-            self.waiters.remove(waiter)
-            waiter.set_result(False)
+        for entry in self.waiters:
+            if entry[0] is waiter:
+                self.waiters.remove(entry)
+                waiter.set_result(False)
+                return
 
-    def shrink_in_flight(self) -> None:
+    def kind_named(self, name: str) -> WorkKind:
+        kind = self.kinds.get(name)
+        if kind is None:
+            if len(self.kinds) >= MAX_KINDS:
+                return self.kind_named(SHARED_KIND)
+            kind = self.kinds[name] = WorkKind()
+        return kind
+
+    def shrink_in_flight(self, kind: WorkKind) -> None:
         # Only a full window grows; it doubles per window's worth until memory first went over, then grows by one.
         full = self.in_flight >= math.floor(self.window)
         self.in_flight = max(0, self.in_flight - 1)
-        self.calibrated = True
+        kind.in_flight = max(0, kind.in_flight - 1)
+        kind.calibrated = True
         if not full or self.read(False) >= self.budget:
             return
         self.window += 1 / self.window if self.went_over else 1
 
-    def release(self) -> None:
-        self.shrink_in_flight()
-        if self.waiters and self.has_room(self.read(self.near_budget())):
+    def release(self, kind: str = "") -> None:
+        self.shrink_in_flight(self.kind_named(kind))
+        if self.waiters and self.has_room(self.read(self.near_budget()), self.waiters[0][1]):
             self.admit_next()
 
     def near_budget(self) -> bool:
@@ -150,32 +192,36 @@ class MemoryGate:
             if self.in_flight == 0:
                 self.idle = min(self.idle, self.reading)
             else:
-                if now - self.last_start_at >= SETTLE_MS:
-                    self.calibrated = True
-                if math.isfinite(self.idle):
-                    self.observe_per_piece(max(0, self.reading - self.idle) / self.in_flight, now)
+                self.observe(now)
         return self.reading
 
-    def observe_per_piece(self, size: float, now: float) -> None:
-        decayed = self.per_piece * 0.5 ** ((now - self.per_piece_at) / PER_PIECE_HALF_LIFE_MS)
-        self.per_piece = max(size, decayed)
-        self.per_piece_at = now
+    def observe(self, now: float) -> None:
+        """What the reading says each kind in flight holds per request: the memory over the idle baseline spread
+        over the requests that have had time to show theirs, or over all in flight for a kind none of whose have."""
+        busy = [kind for kind in self.kinds.values() if kind.in_flight > 0]
+        settled = sum(kind.in_flight - kind.unsettled(now) for kind in busy)
+        above = max(0, self.reading - self.idle)
+        for kind in busy:
+            shown = kind.in_flight > kind.unsettled(now)
+            if shown:
+                kind.calibrated = True
+            if math.isfinite(self.idle):
+                kind.observe(above / settled if shown else above / self.in_flight, now)
 
     def projected(self, resident: int) -> float:
         """Memory once the requests in flight hold what they are expected to: the reading plus those too recent to
         show in it, or the idle memory plus all of them, whichever is more."""
-        unsettled = min(self.in_flight, self.started(now_ms(), False))
-        from_reading = resident + unsettled * self.per_piece
-        return max(from_reading, self.idle + self.in_flight * self.per_piece) if math.isfinite(self.idle) else from_reading
+        now = now_ms()
+        unsettled_bytes = 0.0
+        in_flight_bytes = 0.0
+        for kind in self.kinds.values():
+            if kind.in_flight > 0:
+                unsettled_bytes += kind.unsettled(now) * kind.per_piece
+                in_flight_bytes += kind.in_flight * kind.per_piece
+        from_reading = resident + unsettled_bytes
+        return max(from_reading, self.idle + in_flight_bytes) if math.isfinite(self.idle) else from_reading
 
-    def started(self, now: float, starting: bool) -> int:
-        while self.recent_starts and self.recent_starts[0] <= now - SETTLE_MS:
-            self.recent_starts.popleft()
-        if starting:
-            self.recent_starts.append(now)
-        return len(self.recent_starts)
-
-    def has_room(self, resident: int) -> bool:
+    def has_room(self, resident: int, kind: WorkKind) -> bool:
         if resident >= self.budget:
             # Halved once per time over, as TCP halves once per loss.
             if not self.halved:
@@ -185,7 +231,7 @@ class MemoryGate:
             return False
         self.halved = False
         # With nothing in flight one request always goes: the estimate alone must never stop work for good.
-        if self.in_flight > 0 and (not self.calibrated or self.projected(resident) + HEADROOM_PIECES * self.per_piece >= self.budget):
+        if self.in_flight > 0 and ((kind.in_flight > 0 and not kind.calibrated) or self.projected(resident) + HEADROOM_PIECES * kind.per_piece >= self.budget):
             return False
         return resident < self.budget / 2 or self.in_flight < math.floor(self.window)
 
@@ -206,22 +252,22 @@ class MemoryGate:
         # (memory the allocator keeps, or a leak). One request at a time goes on, so work never stops for good.
         if self.holding and self.in_flight == 0 and self.collected_at > self.held_since:
             self.admit_next()
-        while self.waiters and self.has_room(resident):
+        while self.waiters and self.has_room(resident, self.waiters[0][1]):
             self.admit_next()
         if self.waiters:
             self.schedule()
         else:
             self.hold(False, resident)
 
-    def start(self) -> None:
+    def start(self, kind: WorkKind) -> None:
         self.in_flight += 1
-        self.last_start_at = now_ms()
-        self.started(self.last_start_at, True)
+        kind.start(now_ms())
 
     def admit_next(self) -> None:
         if self.waiters:
-            self.start()
-            self.waiters.popleft().set_result(True)
+            waiter, kind = self.waiters.popleft()
+            self.start(kind)
+            waiter.set_result(True)
 
     def hold(self, holding: bool, resident: int) -> None:
         if holding == self.holding:
@@ -260,7 +306,9 @@ class MemoryAdmission:
     async def __call__(self, scope, receive, send):
         if scope.get("type") != "http" or scope.get("method") in ("GET", "HEAD"):
             return await self.app(scope, receive, send)
-        waiter = self.gate.admit()
+        # Each route is its own kind of work: what a request holds depends on what it does.
+        kind = f"{scope.get('method')} {scope.get('path')}"
+        waiter = self.gate.admit(kind)
         try:
             if waiter is not None:
                 received = []
@@ -270,7 +318,7 @@ class MemoryAdmission:
             return await self.app(scope, receive, send)
         finally:
             if waiter is None or waiter.result():
-                self.gate.release()
+                self.gate.release(kind)
 
     async def admitted(self, waiter, receive, received) -> bool:
         """Waits for the gate, reading the request meanwhile (its body is held while it waits): uvicorn tells of a

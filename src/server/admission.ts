@@ -55,11 +55,12 @@ function callerGone(outgoing: NodeJS.EventEmitter): AbortSignal {
 class HeldSlot {
   constructor(
     private readonly gate: MemoryGate,
+    private readonly kind: string,
     private holders: number,
   ) {}
 
   letGo(): void {
-    if (--this.holders === 0) this.gate.release();
+    if (--this.holders === 0) this.gate.release(this.kind);
   }
 }
 
@@ -69,12 +70,14 @@ export function admissionMiddleware(gate: MemoryGate): MiddlewareHandler {
     if (method === 'GET' || method === 'HEAD') return next();
     const outgoing = outgoingOf(context.env);
     let gone: AbortSignal | undefined;
-    const admitted = gate.admit(() => (gone = outgoing === undefined ? undefined : callerGone(outgoing)));
+    // Each route is its own kind of work: what a request holds depends on what it does.
+    const kind = `${method} ${context.req.path}`;
+    const admitted = gate.admit(() => (gone = outgoing === undefined ? undefined : callerGone(outgoing)), kind);
     // Nobody is left to read an answer.
     if (admitted !== true && !(await admitted)) return context.json({ detail: 'The caller went away while the request waited for memory.' }, 503);
     // The response may have closed already, while the request waited or before this ran: its 'close' is past.
     const responseOpen = outgoing !== undefined && gone?.aborted !== true && !closedAlready(outgoing);
-    const slot = new HeldSlot(gate, responseOpen ? 2 : 1);
+    const slot = new HeldSlot(gate, kind, responseOpen ? 2 : 1);
     // An inline arrow and `on`: a named closure (the source loader names each as it is made) or `once`'s wrapper
     // would cost on every request.
     if (responseOpen) outgoing.on('close', () => slot.letGo());

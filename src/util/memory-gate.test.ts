@@ -168,6 +168,28 @@ describe('MemoryGate', () => {
     for (let index = 0; index < 100; index++) expect(gate.admit()).toBe(true);
   });
 
+  it('learns each kind of work apart: cheap pieces coming and going say nothing of what a costly kind takes', async () => {
+    const { gate, state } = gateOver(1000, 10);
+    // Session seeds: a hundred start and end, and memory does not move.
+    for (let index = 0; index < 100; index++) {
+      expect(gate.admit(undefined, 'POST /seed_session')).toBe(true);
+      gate.release('POST /seed_session');
+    }
+    // A burst of verifies, a kind never seen: one starts, the rest wait for it to show what a verify takes.
+    let verifying = 0;
+    for (let index = 0; index < 10; index++) {
+      const admitted = gate.admit(undefined, 'POST /verify');
+      if (admitted === true) verifying++;
+      else void admitted.then(() => verifying++);
+    }
+    expect(verifying).toBe(1);
+    // It holds 100 MiB. Each starts only if it and a spare verify fit on top of the projection: 8 in 1000 MiB.
+    state.resident = 110 * MIB;
+    await vi.advanceTimersByTimeAsync(150);
+    expect(verifying).toBe(8);
+    expect(gate.waiting).toBe(2);
+  });
+
   it('takes a piece that ended as a sign its memory has shown', () => {
     const { gate } = gateOver(1000, 10);
     expect(gate.admit()).toBe(true);

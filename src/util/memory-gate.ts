@@ -4,12 +4,14 @@
  *
  * Memory is only measured after the work admitted has allocated it, so a burst admitted at once could overshoot
  * the budget by everything it allocates. Two bounds keep it under:
- * - Each piece in flight is expected to hold what the most one has been seen to hold (resident memory over the idle
- *   baseline, per piece, at a reading; a figure that decays so one odd reading does not throttle for good). A piece
- *   starts only if two such pieces (itself and a spare) fit under the budget on top of what is projected: the
- *   reading plus that much for each piece started too recently (SETTLE_MS) to show in it, or the baseline plus that
- *   much per piece in flight, whichever is more. A reading taken right after a piece started does not show what it
- *   will allocate; until any piece has had time to show its memory, pieces go one at a time.
+ * - Each piece in flight is expected to hold what the most one of its kind has been seen to hold (resident memory
+ *   over the idle baseline, per piece, at a reading; a figure that decays so one odd reading does not throttle for
+ *   good). Kinds (a server's routes) are told apart because they differ: a session seed takes next to nothing, a
+ *   verify may take much, and cheap pieces coming and going must not teach the gate that the costly ones are cheap.
+ *   A piece starts only if two pieces of its kind (itself and a spare) fit under the budget on top of what is
+ *   projected: the reading plus each piece started too recently (SETTLE_MS) to show in it, or the baseline plus
+ *   every piece in flight, whichever is more. A reading taken right after a piece started does not show what it
+ *   will allocate; until a piece of a kind has had time to show its memory, that kind's pieces go one at a time.
  * - Near the budget (past half of it), a window of work in flight, as TCP bounds the data in flight. It starts at
  *   one piece, since before any piece's memory has shown nothing says what the next will take. While full, it
  *   doubles with each window's worth of work that ends under the budget until memory first goes over, then grows
@@ -38,6 +40,9 @@ const SETTLE_MS = 100;
 const HEADROOM_PIECES = 2;
 /** At most one forced collection per this long while over the budget. */
 const COLLECT_EVERY_MS = 1000;
+/** Kinds of work told apart; past this many (a client inventing paths), the rest share one. */
+const MAX_KINDS = 32;
+const SHARED_KIND = '(other kinds)';
 
 export interface MemoryGateOptions {
   budgetBytes: number;
@@ -60,10 +65,56 @@ function collectGarbage(): void {
   fullCollection();
 }
 
+/** What the gate knows of one kind of work. */
+class WorkKind {
+  inFlight = 0;
+  /** What one piece in flight is expected to hold (the decaying most seen), and when that was last updated. */
+  perPieceBytes = 0;
+  private perPieceAt = -Infinity;
+  /**
+   * Whether a piece of this kind could have shown its memory yet: one was in flight SETTLE_MS with a reading taken,
+   * or one ended. Until then this kind's pieces go one at a time: a cold burst would all start on the reading alone.
+   */
+  calibrated = false;
+  /** When the pieces started in the last SETTLE_MS started, oldest first, from recentHead on. */
+  private readonly recentStarts: number[] = [];
+  private recentHead = 0;
+
+  observe(bytes: number, now: number): void {
+    const decayed = this.perPieceBytes * 0.5 ** ((now - this.perPieceAt) / PER_PIECE_HALF_LIFE_MS);
+    this.perPieceBytes = Math.max(bytes, decayed);
+    this.perPieceAt = now;
+  }
+
+  /** Counts a piece starting now. */
+  start(now: number): void {
+    this.inFlight++;
+    this.trim(now);
+    this.recentStarts.push(now);
+  }
+
+  /** Pieces in flight started in the last SETTLE_MS: too recent to show in a reading. */
+  unsettled(now: number): number {
+    this.trim(now);
+    return Math.min(this.inFlight, this.recentStarts.length - this.recentHead);
+  }
+
+  private trim(now: number): void {
+    // An index moves past the old starts; the array is cut only now and then: shift() on a long array costs
+    // microseconds, and at a hundred thousand admissions a second the list is that long.
+    while (this.recentHead < this.recentStarts.length && this.recentStarts[this.recentHead]! <= now - SETTLE_MS) this.recentHead++;
+    if (this.recentHead > 1024 && this.recentHead * 2 > this.recentStarts.length) {
+      this.recentStarts.splice(0, this.recentHead);
+      this.recentHead = 0;
+    }
+  }
+}
+
 export class MemoryGate {
   readonly budgetBytes: number;
   private readonly residentBytes: () => number;
-  private readonly waiters: { admit: (admitted: boolean) => void; signal: AbortSignal | undefined }[] = [];
+  private readonly waiters: { admit: (admitted: boolean) => void; signal: AbortSignal | undefined; kind: WorkKind }[] = [];
+  private readonly kinds = new Map<string, WorkKind>();
   private inFlight = 0;
   private window = INITIAL_WINDOW;
   private wentOver = false;
@@ -76,18 +127,6 @@ export class MemoryGate {
   private heldSince = -Infinity;
   /** The lowest reading with no work in flight: what the process holds without work. */
   private idleBytes = Infinity;
-  /** What one piece in flight is expected to hold (the decaying most seen), and when that was last updated. */
-  private perPieceBytes = 0;
-  private perPieceAt = -Infinity;
-  /** When the pieces started in the last SETTLE_MS started, oldest first, from recentHead on. */
-  private readonly recentStarts: number[] = [];
-  private recentHead = 0;
-  /**
-   * Whether any piece's memory could have shown yet: a reading taken SETTLE_MS after one started, or one ended.
-   * Until then pieces go one at a time, even far under the budget: a cold burst would all start on the reading alone.
-   */
-  private calibrated = false;
-  private lastStartAt = -Infinity;
 
   constructor(private readonly options: MemoryGateOptions) {
     this.budgetBytes = options.budgetBytes;
@@ -114,39 +153,52 @@ export class MemoryGate {
   }
 
   /**
-   * True at once, or a promise of true once the work may start (call release() when it ends either way it was
-   * admitted), or of false if the signal `abortWhen` gives (asked only when the work has to wait) aborted first.
+   * True at once, or a promise of true once the work may start (call release() with the same `kind` when it ends
+   * either way it was admitted), or of false if the signal `abortWhen` gives (asked only when the work has to wait)
+   * aborted first. `kind` names what sort of work this is (a server's route), when there are several.
    */
-  admit(abortWhen?: () => AbortSignal | undefined): Promise<boolean> | true {
-    if (this.waiters.length === 0 && this.hasRoom(this.read(this.nearBudget()))) {
-      this.start();
+  admit(abortWhen?: () => AbortSignal | undefined, kind = ''): Promise<boolean> | true {
+    const workKind = this.kindNamed(kind);
+    if (this.waiters.length === 0 && this.hasRoom(this.read(this.nearBudget()), workKind)) {
+      this.start(workKind);
       return true;
     }
     const signal = abortWhen?.();
     if (signal?.aborted) return Promise.resolve(false);
     this.options.onWait?.();
     return new Promise<boolean>((resolve) => {
-      const waiter = { admit: resolve, signal };
+      const waiter = { admit: resolve, signal, kind: workKind };
       this.waiters.push(waiter);
       signal?.addEventListener('abort', () => this.drop(waiter), { once: true });
       this.schedule();
     });
   }
 
-  private shrinkInFlight(): void {
+  private kindNamed(name: string): WorkKind {
+    let kind = this.kinds.get(name);
+    if (kind === undefined) {
+      if (this.kinds.size >= MAX_KINDS) return this.kindNamed(SHARED_KIND);
+      kind = new WorkKind();
+      this.kinds.set(name, kind);
+    }
+    return kind;
+  }
+
+  private shrinkInFlight(kind: WorkKind): void {
     // Only a full window grows: one that work never filled says nothing about the memory more work would take.
     const full = this.inFlight >= Math.floor(this.window);
     this.inFlight = Math.max(0, this.inFlight - 1);
-    this.calibrated = true;
+    kind.inFlight = Math.max(0, kind.inFlight - 1);
+    kind.calibrated = true;
     if (!full || this.read(false) >= this.budgetBytes) return;
     // Doubling each window's worth until memory first went over, then one more per window's worth.
     this.window += this.wentOver ? 1 / this.window : 1;
   }
 
-  /** Ends a piece of work; the next one waiting takes its place at once if there is room. */
-  release(): void {
-    this.shrinkInFlight();
-    if (this.waiters.length > 0 && this.hasRoom(this.read(this.nearBudget()))) this.admitNext();
+  /** Ends a piece of work of `kind`; the next one waiting takes its place at once if there is room. */
+  release(kind = ''): void {
+    this.shrinkInFlight(this.kindNamed(kind));
+    if (this.waiters.length > 0 && this.hasRoom(this.read(this.nearBudget()), this.waiters[0]!.kind)) this.admitNext();
   }
 
   /** Past half the budget every admission reads memory afresh: a reused reading misses what was admitted since. */
@@ -160,18 +212,26 @@ export class MemoryGate {
       this.reading = this.residentBytes();
       this.readAt = now;
       if (this.inFlight === 0) this.idleBytes = Math.min(this.idleBytes, this.reading);
-      else {
-        if (now - this.lastStartAt >= SETTLE_MS) this.calibrated = true;
-        if (Number.isFinite(this.idleBytes)) this.observePerPiece(Math.max(0, this.reading - this.idleBytes) / this.inFlight, now);
-      }
+      else this.observe(now);
     }
     return this.reading;
   }
 
-  private observePerPiece(bytes: number, now: number): void {
-    const decayed = this.perPieceBytes * 0.5 ** ((now - this.perPieceAt) / PER_PIECE_HALF_LIFE_MS);
-    this.perPieceBytes = Math.max(bytes, decayed);
-    this.perPieceAt = now;
+  /**
+   * What the reading says each kind in flight holds per piece. The memory over the baseline is spread over the
+   * pieces that have had time to show theirs (a piece just started has likely allocated little), or over all in
+   * flight for a kind none of whose pieces has yet.
+   */
+  private observe(now: number): void {
+    let settled = 0;
+    for (const kind of this.kinds.values()) if (kind.inFlight > 0) settled += kind.inFlight - kind.unsettled(now);
+    const above = Math.max(0, this.reading - this.idleBytes);
+    for (const kind of this.kinds.values()) {
+      if (kind.inFlight === 0) continue;
+      const shown = kind.inFlight > kind.unsettled(now);
+      if (shown) kind.calibrated = true;
+      if (Number.isFinite(this.idleBytes)) kind.observe(shown ? above / settled : above / this.inFlight, now);
+    }
   }
 
   /**
@@ -179,25 +239,19 @@ export class MemoryGate {
    * it, or the idle baseline plus every piece in flight, whichever is more.
    */
   private projected(resident: number): number {
-    const unsettled = Math.min(this.inFlight, this.started(performance.now(), false));
-    const fromReading = resident + unsettled * this.perPieceBytes;
-    return Number.isFinite(this.idleBytes) ? Math.max(fromReading, this.idleBytes + this.inFlight * this.perPieceBytes) : fromReading;
-  }
-
-  /** Counts a piece starting now (when `starting`), and returns how many started in the last SETTLE_MS. */
-  private started(now: number, starting: boolean): number {
-    // An index moves past the old starts; the array is cut only now and then: shift() on a long array costs
-    // microseconds, and at a hundred thousand admissions a second the list is that long.
-    while (this.recentHead < this.recentStarts.length && this.recentStarts[this.recentHead]! <= now - SETTLE_MS) this.recentHead++;
-    if (this.recentHead > 1024 && this.recentHead * 2 > this.recentStarts.length) {
-      this.recentStarts.splice(0, this.recentHead);
-      this.recentHead = 0;
+    const now = performance.now();
+    let unsettledBytes = 0;
+    let inFlightBytes = 0;
+    for (const kind of this.kinds.values()) {
+      if (kind.inFlight === 0) continue;
+      unsettledBytes += kind.unsettled(now) * kind.perPieceBytes;
+      inFlightBytes += kind.inFlight * kind.perPieceBytes;
     }
-    if (starting) this.recentStarts.push(now);
-    return this.recentStarts.length - this.recentHead;
+    const fromReading = resident + unsettledBytes;
+    return Number.isFinite(this.idleBytes) ? Math.max(fromReading, this.idleBytes + inFlightBytes) : fromReading;
   }
 
-  private hasRoom(resident: number): boolean {
+  private hasRoom(resident: number, kind: WorkKind): boolean {
     if (resident >= this.budgetBytes) {
       // Once per time over, as TCP halves once per loss: halving at every reading would shrink it to nothing.
       if (!this.halved) this.window = Math.max(1, Math.min(this.window, Math.floor(this.inFlight / 2)));
@@ -209,7 +263,7 @@ export class MemoryGate {
     // With nothing in flight one piece always goes: the estimate alone must never stop work for good. Room for a
     // second piece is kept free: resident memory also grows with what the allocator keeps and fragments, which no
     // piece is seen to hold until a reading shows it.
-    if (this.inFlight > 0 && (!this.calibrated || this.projected(resident) + HEADROOM_PIECES * this.perPieceBytes >= this.budgetBytes)) return false;
+    if (this.inFlight > 0 && ((kind.inFlight > 0 && !kind.calibrated) || this.projected(resident) + HEADROOM_PIECES * kind.perPieceBytes >= this.budgetBytes)) return false;
     return resident < this.budgetBytes / 2 || this.inFlight < Math.floor(this.window);
   }
 
@@ -239,21 +293,20 @@ export class MemoryGate {
     // Still over with nothing in flight after a full collection since the hold began: what is held is no work's
     // (memory the allocator keeps for reuse, or a leak). One piece at a time goes on, so work never stops for good.
     if (this.holding && this.inFlight === 0 && this.collectedAt > this.heldSince) this.admitNext();
-    while (this.waiters.length > 0 && this.hasRoom(resident)) this.admitNext();
+    while (this.waiters.length > 0 && this.hasRoom(resident, this.waiters[0]!.kind)) this.admitNext();
     if (this.waiters.length > 0) this.schedule();
     else this.hold(false, resident);
   }
 
-  private start(): void {
+  private start(kind: WorkKind): void {
     this.inFlight++;
-    this.lastStartAt = performance.now();
-    this.started(this.lastStartAt, true);
+    kind.start(performance.now());
   }
 
   private admitNext(): void {
     const waiter = this.waiters.shift();
     if (waiter === undefined) return;
-    this.start();
+    this.start(waiter.kind);
     waiter.admit(true);
   }
 
