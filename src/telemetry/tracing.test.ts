@@ -3,11 +3,13 @@
  * exporting to an OTLP/HTTP receiver on port 0, whose JSON bodies are decoded into the span tree checked here.
  * Through a queue too: a real redis-server and an `ngym worker` process between the collector and the gym.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { hostname } from 'node:os';
-import { Queue, QueueEvents, Worker } from 'bullmq';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Job, Queue, QueueEvents, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { REDIS_AVAILABLE, type RedisProcess, startRedis } from '../../faults/redis-server.ts';
 import { killHostsLeft, startWorker } from '../../faults/worker-process.ts';
 import type { ConfigDict } from '../config/tree.ts';
@@ -352,6 +354,49 @@ describe.skipIf(!REDIS_AVAILABLE)('tracing through a queue (needs redis-server: 
       expect(spans.filter((span) => span.parentSpanId === '')).toEqual([root]);
       expect(spans.filter((span) => span.name === 'gym.model.responses')).toHaveLength(2);
     }
+  });
+
+  it("gives a resumed run's jobs not yet taken this collector's trace context, not the context of the collector that added them", { timeout: 60_000 }, async () => {
+    const { gym, receiver } = await tracedGym((endpoint) => weatherGym({ enabled: true, otlp_endpoint: endpoint }), { policy_model: weatherModel().definition });
+    const folder = mkdtempSync(join(tmpdir(), 'ngym-queue-resume-'));
+    closers.push(async () => rmSync(folder, { recursive: true, force: true }));
+    const outputPath = join(folder, 'rollouts.jsonl');
+    const seen: { id: string; data: RolloutJobData }[] = [];
+    // Takes the jobs in place of a worker.
+    const taker = new Worker<RolloutJobData, RolloutJobResult>(
+      QUEUE,
+      async (job) => {
+        seen.push({ id: job.id as string, data: job.data });
+        return { line: JSON.stringify({ ...JSON.parse(job.data.body), reward: 1 }), attempts: 1 };
+      },
+      { connection: await redisConnection() },
+    );
+    closers.push(() => taker.close());
+    const collect = async (resume: boolean) => {
+      const executor = new QueueExecutor({ connection: await redisConnection(), name: QUEUE, maxRetries: 0, retryDelayMs: 0, rolloutTimeoutMs: undefined });
+      return collectRollouts({ client: gym.client, input: [ROW, ROW], agentName: 'weather_agent', executor, outputPath, resume });
+    };
+    expect((await (await collect(false)).done()).completed).toBe(2);
+    const first = seen.find((job) => job.data.taskIndex === 0)!;
+    const jobId = first.id;
+
+    // An earlier collector of this run (gone now, task 0's row lost) left that rollout's job waiting, with its context.
+    await taker.pause();
+    writeFileSync(outputPath, readFileSync(outputPath, 'utf8').split('\n').filter((line) => line.includes('"_ng_task_index":1')).join('\n') + '\n');
+    const queue = new Queue<RolloutJobData, RolloutJobResult>(QUEUE, { connection: await redisConnection() });
+    closers.push(() => queue.close());
+    const gone = { traceparent: `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01` };
+    await queue.add('rollout', { ...first.data, traceContext: gone }, { jobId });
+
+    // The resume finds it waiting and gives it its own context before any worker takes it.
+    const resumed = (await collect(true)).done();
+    await vi.waitFor(async () => expect((await Job.fromId<RolloutJobData>(queue, jobId))?.data.traceContext).not.toEqual(gone), { timeout: 20_000, interval: 10 });
+    taker.resume();
+    expect((await resumed).completed).toBe(1);
+    await flushTracing();
+    const resumedRollout = receiver.spans.filter((span) => span.name === 'gym.collect.rollout').at(-1)!;
+    expect(seen).toHaveLength(3);
+    expect(seen[2]!.data.traceContext?.traceparent?.split('-')[1]).toBe(resumedRollout.traceId);
   });
 
   it('puts no trace context in the jobs with tracing off', async () => {

@@ -96,12 +96,18 @@ export class QueueExecutor implements RolloutExecutor {
     return (this.queue as Queue<RolloutJobData, RolloutJobResult>).add(ROLLOUT_JOB_NAME, data, options);
   }
 
-  /** A job an earlier collector left that ended in failure is run again, as a local resume retries failures. */
+  /**
+   * A job an earlier collector left that ended in failure is run again, as a local resume retries failures. One
+   * not started yet takes this collector's data: its trace context is this run's (the earlier collector's rollout
+   * span ended with it, unexported).
+   */
   private async reopen(job: Job<RolloutJobData, RolloutJobResult>, data: RolloutJobData): Promise<Job<RolloutJobData, RolloutJobResult>> {
     const queue = this.queue as Queue<RolloutJobData, RolloutJobResult>;
     const existing = await Job.fromId<RolloutJobData, RolloutJobResult>(queue, job.id as string);
     if (existing === undefined) return job;
     const state = await existing.getState();
+    // A worker may take it meanwhile: it then runs with either data, both this rollout's.
+    if (state === 'waiting' || state === 'delayed' || state === 'prioritized') await existing.updateData(data).catch(() => {});
     const failedResult = state === 'completed' && existing.returnvalue !== null && 'failure' in existing.returnvalue;
     if (state !== 'failed' && !failedResult) return existing;
     await existing.remove();
