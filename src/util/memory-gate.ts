@@ -5,8 +5,8 @@
  * Memory is only measured after the work admitted has allocated it, so a burst admitted at once could overshoot
  * the budget by everything it allocates. Two bounds keep it under:
  * - Each piece in flight is expected to hold what the most one of its kind has been seen to hold (resident memory
- *   over the idle baseline, per piece, at a reading; a figure that decays so one odd reading does not throttle for
- *   good). Kinds (a server's routes) are told apart because they differ: a session seed takes next to nothing, a
+ *   over the idle baseline at a reading, per piece that has had time to show its memory; a figure that decays so
+ *   one odd reading does not throttle for good). Kinds (a server's routes) are told apart because they differ: a session seed takes next to nothing, a
  *   verify may take much, and cheap pieces coming and going must not teach the gate that the costly ones are cheap.
  *   A piece starts only if two pieces of its kind (itself and a spare) fit under the budget on top of what is
  *   projected: the reading plus each piece started too recently (SETTLE_MS) to show in it, or the baseline plus
