@@ -88,7 +88,6 @@ function leafPaths(spans: ReceivedSpan[]): string[] {
     .sort();
 }
 
-
 /** Every root-to-leaf path of one weather_agent rollout (seed, model call, tool call, model call, verify) under `caller`, sorted. */
 function weatherRolloutPaths(caller: string): string[] {
   const run = `${caller} > POST /run [weather_agent] > gym.rollout [weather_agent]`;
@@ -295,6 +294,24 @@ describe.skipIf(!REDIS_AVAILABLE)('tracing through a queue (needs redis-server: 
     return connection;
   }
 
+  /**
+   * Takes the queue's jobs in place of a worker, answering each with its row and a reward of 1: the jobs it took,
+   * in order, are in `taken`; closed after the test.
+   */
+  async function startTaker(): Promise<{ taker: Worker<RolloutJobData, RolloutJobResult>; taken: Job<RolloutJobData, RolloutJobResult>[] }> {
+    const taken: Job<RolloutJobData, RolloutJobResult>[] = [];
+    const taker = new Worker<RolloutJobData, RolloutJobResult>(
+      QUEUE,
+      async (job) => {
+        taken.push(job);
+        return { line: JSON.stringify({ ...JSON.parse(job.data.body), reward: 1 }), attempts: 1 };
+      },
+      { connection: await redisConnection() },
+    );
+    closers.push(() => taker.close());
+    return { taker, taken };
+  }
+
   /** A collector whose rollouts go to the queue (its own Redis connection, as in another process). */
   async function queuedCollection(client: InProcessGym['client'], input: Record<string, unknown>[]) {
     const executor = new QueueExecutor({ connection: await redisConnection(), name: QUEUE, maxRetries: 0, retryDelayMs: 0, rolloutTimeoutMs: undefined });
@@ -361,24 +378,14 @@ describe.skipIf(!REDIS_AVAILABLE)('tracing through a queue (needs redis-server: 
     const folder = mkdtempSync(join(tmpdir(), 'ngym-queue-resume-'));
     closers.push(async () => rmSync(folder, { recursive: true, force: true }));
     const outputPath = join(folder, 'rollouts.jsonl');
-    const seen: { id: string; data: RolloutJobData }[] = [];
-    // Takes the jobs in place of a worker.
-    const taker = new Worker<RolloutJobData, RolloutJobResult>(
-      QUEUE,
-      async (job) => {
-        seen.push({ id: job.id as string, data: job.data });
-        return { line: JSON.stringify({ ...JSON.parse(job.data.body), reward: 1 }), attempts: 1 };
-      },
-      { connection: await redisConnection() },
-    );
-    closers.push(() => taker.close());
+    const { taker, taken } = await startTaker();
     const collect = async (resume: boolean) => {
       const executor = new QueueExecutor({ connection: await redisConnection(), name: QUEUE, maxRetries: 0, retryDelayMs: 0, rolloutTimeoutMs: undefined });
       return collectRollouts({ client: gym.client, input: [ROW, ROW], agentName: 'weather_agent', executor, outputPath, resume });
     };
     expect((await (await collect(false)).done()).completed).toBe(2);
-    const first = seen.find((job) => job.data.taskIndex === 0)!;
-    const jobId = first.id;
+    const first = taken.find((job) => job.data.taskIndex === 0)!;
+    const jobId = first.id as string;
 
     // An earlier collector of this run (gone now, task 0's row lost) left that rollout's job waiting, with its context.
     await taker.pause();
@@ -395,27 +402,18 @@ describe.skipIf(!REDIS_AVAILABLE)('tracing through a queue (needs redis-server: 
     expect((await resumed).completed).toBe(1);
     await flushTracing();
     const resumedRollout = receiver.spans.filter((span) => span.name === 'gym.collect.rollout').at(-1)!;
-    expect(seen).toHaveLength(3);
-    expect(seen[2]!.data.traceContext?.traceparent?.split('-')[1]).toBe(resumedRollout.traceId);
+    expect(taken).toHaveLength(3);
+    expect(taken[2]!.data.traceContext?.traceparent?.split('-')[1]).toBe(resumedRollout.traceId);
   });
 
   it('puts no trace context in the jobs with tracing off', async () => {
     const model = weatherModel();
     gym = await startInProcessGym({ config: weatherGym({ enabled: false }), definitions: { policy_model: model.definition } });
-    const seen: RolloutJobData[] = [];
-    // Takes the jobs in place of a worker: what the collector submitted is all this test looks at.
-    const taker = new Worker<RolloutJobData, RolloutJobResult>(
-      QUEUE,
-      async (job) => {
-        seen.push(job.data);
-        return { line: JSON.stringify({ ...JSON.parse(job.data.body), reward: 1 }), attempts: 1 };
-      },
-      { connection: await redisConnection() },
-    );
-    closers.push(() => taker.close());
+    // What the collector submitted is all this test looks at.
+    const { taken } = await startTaker();
     const summary = await queuedCollection(gym.client, [ROW]);
     expect(summary.completed).toBe(1);
-    expect(seen).toHaveLength(1);
-    expect(Object.keys(seen[0] as RolloutJobData).sort()).toEqual(['agent', 'body', 'rolloutIndex', 'taskIndex']);
+    expect(taken).toHaveLength(1);
+    expect(Object.keys(taken[0]!.data).sort()).toEqual(['agent', 'body', 'rolloutIndex', 'taskIndex']);
   });
 });
