@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.ts';
 import { parseReportingInput, validationDetails } from '../protocol/validation.ts';
 import { closestName, didYouMean } from '../util/did-you-mean.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
+import { checkPackagedPath, environmentPackages } from './environment-packages.ts';
 import { MISSING, resolveAt } from './interpolation.ts';
 import { isServerType, SERVER_TYPES, type ServerType } from '../protocol/server-types.ts';
 import { instanceEntrySchema } from './schemas.ts';
@@ -167,13 +168,16 @@ export function checkServerReferences(root: ConfigDict, sources: ConfigSources, 
 export function findServerDirectory(instance: Pick<ServerInstance, 'serverType' | 'impl'>, searchRoots: readonly string[]): string | undefined {
   for (const root of searchRoots) {
     const candidate = resolve(root, instance.serverType, instance.impl);
-    if (existsSync(candidate)) return candidate;
+    if (!existsSync(candidate)) continue;
+    checkPackagedPath(candidate);
+    return candidate;
   }
   return undefined;
 }
 
+/** The working directory, then the installed environment packages (environment-packages.ts), then ngym's own folders. */
 export function defaultSearchRoots(cwd = process.cwd()): string[] {
-  const roots = [resolve(cwd)];
+  const roots = [resolve(cwd), ...environmentPackages(cwd).packages.map((found) => found.root)];
   if (resolve(PACKAGE_ROOT) !== roots[0]) roots.push(PACKAGE_ROOT);
   return roots;
 }

@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkPackagedPath } from '../../config/environment-packages.ts';
 import { defaultSearchRoots } from '../../config/server-instances.ts';
 import { upstreamRoots } from '../../config/upstream-roots.ts';
 import { NgymError } from '../../errors.ts';
@@ -80,7 +81,11 @@ export function assetConfigPath(kind: AssetKind, value: string, cwd = process.cw
   const [name = '', flavor] = value.split('/', 2);
   const relative = join(parent, name, configs, `${flavor ?? defaultFlavor ?? name}.yaml`);
   const own = defaultSearchRoots(cwd);
-  for (const root of own) if (existsSync(join(root, relative))) return join(root, relative);
+  const found = own.map((root) => join(root, relative)).find(existsSync);
+  if (found !== undefined) {
+    checkPackagedPath(found, cwd);
+    return found;
+  }
   // Then an installed upstream NeMo Gym's (src/config/upstream-roots.ts): its environments run Python-hosted.
   const roots = [...own, ...upstreamRoots({}, cwd)];
   for (const root of roots) if (existsSync(join(root, relative))) return join(root, relative);
