@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { checkPackagedPath, packageOfPath } from '../../config/environment-packages.ts';
 import { defaultSearchRoots } from '../../config/server-instances.ts';
 import { type ConfigDict, isDict } from '../../config/tree.ts';
 import { readYamlConfig } from '../../config/yaml-file.ts';
@@ -23,6 +24,10 @@ interface Component {
   domain?: string;
   configs: string[];
   datasets: { agent: string; name: string; type: string; jsonl_fpath: string }[];
+  /** Where it comes from: `ngym`, `project` (the working directory) or an installed package's `name@version`. */
+  source: string;
+  /** Why an installed package's component cannot be used (src/config/environment-packages.ts). */
+  problem?: string;
 }
 
 const FOLDERS: Record<Exclude<ComponentType, 'benchmarks' | 'environments'>, string> = {
@@ -62,6 +67,16 @@ function describe(configFile: string, cwd: string): Pick<Component, 'description
   return { description: first('description') ?? '', domain: first('domain'), datasets };
 }
 
+/** Why an installed package's component cannot be used (its own problem, or a second package providing it). */
+function packageProblem(path: string, cwd: string): string | undefined {
+  try {
+    checkPackagedPath(path, cwd);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 function componentsIn(root: string, type: Exclude<ComponentType, 'benchmarks'>, cwd: string): Component[] {
   const folder = type === 'environments' ? 'environments' : FOLDERS[type];
   const directory = join(root, folder);
@@ -77,7 +92,10 @@ function componentsIn(root: string, type: Exclude<ComponentType, 'benchmarks'>, 
           : [];
     if (configs.length === 0) continue;
     const own = configs.find((file) => file.endsWith(`${name}.yaml`)) ?? (configs[0] as string);
-    out.push({ name, type, path, configs, ...describe(own, cwd) });
+    const owner = packageOfPath(path, cwd);
+    const source = owner !== undefined ? `${owner.name}@${owner.version}` : root === resolve(cwd) ? 'project' : 'ngym';
+    const problem = owner === undefined ? undefined : packageProblem(path, cwd);
+    out.push({ name, type, path, configs, source, ...(problem === undefined ? describe(own, cwd) : { description: '', datasets: [] }), ...(problem === undefined ? {} : { problem }) });
   }
   return out;
 }
@@ -97,12 +115,16 @@ function matches(component: Component, query: string): boolean {
 function printTable(components: Component[], write: (text: string) => void): void {
   const width = Math.max(4, ...components.map((component) => component.name.length));
   const domainWidth = Math.max(6, ...components.map((component) => (component.domain ?? '').length));
-  write(`${'name'.padEnd(width)}  ${'domain'.padEnd(domainWidth)}  description\n`);
-  for (const component of components) write(`${component.name.padEnd(width)}  ${(component.domain ?? '').padEnd(domainWidth)}  ${component.description}\n`);
+  const sourceWidth = Math.max(4, ...components.map((component) => component.source.length));
+  write(`${'name'.padEnd(width)}  ${'domain'.padEnd(domainWidth)}  ${'from'.padEnd(sourceWidth)}  description\n`);
+  for (const component of components) {
+    write(`${component.name.padEnd(width)}  ${(component.domain ?? '').padEnd(domainWidth)}  ${component.source.padEnd(sourceWidth)}  ${component.problem === undefined ? component.description : `UNUSABLE: ${component.problem}`}\n`);
+  }
 }
 
 function printDetail(component: Component, cwd: string, write: (text: string) => void): void {
-  write(`${component.name} (${component.type})\n  path: ${relative(cwd, component.path) || '.'}\n`);
+  write(`${component.name} (${component.type})\n  from: ${component.source}\n  path: ${relative(cwd, component.path) || '.'}\n`);
+  if (component.problem !== undefined) write(`  unusable: ${component.problem}\n`);
   if (component.domain) write(`  domain: ${component.domain}\n`);
   if (component.description) write(`  description: ${component.description}\n`);
   write(`  configs:\n${component.configs.map((file) => `    - ${relative(cwd, file)}\n`).join('')}`);
