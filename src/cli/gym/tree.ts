@@ -11,7 +11,7 @@ import { versionInfo } from '../commands/version.ts';
 import { COMPONENT_TYPES, type ComponentType, printCatalog } from './catalog.ts';
 import { downloadDataset, renderDataset } from './dataset.ts';
 import { serverPackages, serverStatus, testEnvironment, validateServers } from './environment.ts';
-import { aggregateRollouts, profileRollouts, reverifyRollouts } from './evaluation.ts';
+import { aggregateRollouts, profileRollouts } from './evaluation.ts';
 import {
   BENCHMARK,
   boolFlag,
@@ -321,27 +321,23 @@ const LEAVES: Leaf[] = [
     flags: [
       ...SERVER_SELECTION.slice(0, 5),
       SEARCH_DIR,
-      ownFlag('--input-format <format>', 'gym (ATIF is not supported).', ['gym', 'atif']),
-      ownFlag('--inputs <path>', 'Materialized inputs JSONL (not needed: rollouts carry their task fields).'),
+      valueFlag('--input-format <format>', 'input_format', 'gym (Gym rollouts JSONL, default) or atif (ATIF v1.7 trajectories named by --atif-manifest).', ['gym', 'atif']),
+      valueFlag('--inputs <path>', 'materialized_inputs_jsonl_fpath', "Materialized inputs JSONL: each rollout's task, joined on (_ng_task_index, _ng_rollout_index). Needed with atif; for gym rollouts optional (ngym reads the task from the rollout row)."),
       valueFlag('--rollouts <path>', 'rollouts_jsonl_fpath', 'Rollouts JSONL to re-verify.'),
-      ownFlag('--atif-manifest <path>', 'Not supported.'),
-      valueFlag('-o, --output <path>', 'output_jsonl_fpath', 'Output JSONL with recomputed rewards.'),
+      valueFlag('--atif-manifest <path>', 'atif_manifest_jsonl_fpath', 'JSONL joining each ATIF trajectory file to a (task, rollout) of --inputs.'),
+      valueFlag('-o, --output <path>', 'output_jsonl_fpath', 'Output JSONL with recomputed rewards (failures go to <output>_failures.jsonl).'),
       valueFlag('--concurrency <n>', 'num_samples_in_parallel', 'Rollouts re-verified at once.'),
-      valueFlag('--limit <n>', 'limit', 'Only the first N rollouts.'),
-      ownFlag('--force', 'Accepted (ngym replays tool calls, so stateful environments re-verify too).'),
-      boolFlag('--overwrite', 'overwrite', 'Replace an existing output file.'),
-      ownFlag('--resume', 'Not supported (re-verifying is fast; rerun with --overwrite).'),
-      ownFlag('--disable-aggregation', 'Accepted.'),
-      ownFlag('--judge-failed-only', 'Not supported.'),
-      ownFlag('--append', 'Not supported.'),
+      valueFlag('--limit <n>', 'limit', 'Only the first N rollouts (after --judge-failed-only selects them).'),
+      boolFlag('--force', 'force', 'Accepted: ngym replays each rollout\'s tool calls, so stateful verifiers re-verify correctly (no unsafe_ prefix).'),
+      boolFlag('--overwrite', 'overwrite', 'Delete an existing output (and its failures file) first, instead of refusing.'),
+      boolFlag('--resume', 'resume_from_cache', 'Continue a cut-short run: skip rollouts already in the output, and failures that are terminal or out of attempts.'),
+      boolFlag('--disable-aggregation', 'disable_aggregation', 'Do not write <output>_aggregate_metrics.json (for shards: gym eval aggregate later).'),
+      boolFlag('--judge-failed-only', 'judge_failed_only', "Recovery: copy the successes of --rollouts into the output unchanged and re-verify only the judge failures of <rollouts>_failures.jsonl."),
+      boolFlag('--append', 'append', 'With --judge-failed-only: append to an existing --output (never cleared; keys already in it are skipped).'),
       valueFlag('-a, --agent <name>', 'agent_name', 'Agent for rollouts without agent_ref (ngym addition).'),
     ],
-    ngym: 'new: through a running gym, seeds each rollout\'s session, replays its tool calls and verifies again',
-    run: async ({ overrides, options }) => {
-      const refused = ['atifManifest', 'resume', 'judgeFailedOnly', 'append'].find((key) => options[key] !== undefined);
-      if (refused !== undefined || options.inputFormat === 'atif') throw new NgymError('NGYM_USAGE', `gym eval reverify in ngym re-verifies Gym rollouts (--rollouts, --output, --overwrite); --${refused ?? 'input-format atif'} is not supported.`);
-      return reverifyRollouts(overrides);
-    },
+    ngym: "new: through a running gym, seeds each rollout's session, replays its tool calls and verifies again; upstream's --resume, --judge-failed-only, --append, --inputs and ATIF input (--input-format atif --atif-manifest)",
+    run: async ({ overrides }) => (await import('./reverify.ts')).reverifyRollouts(overrides),
   },
   {
     path: 'eval profile',
