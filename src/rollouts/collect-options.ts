@@ -22,7 +22,7 @@ export interface CollectOptions {
   input: string | Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>;
   /** Where results go; without it they are only yielded (no files, no resume). */
   outputPath?: string;
-  /** Agent for rows without `agent_ref.name`. */
+  /** The agent every row runs on, overriding the rows' own `agent_ref` (upstream's `+agent_name`); a warning names each agent overridden. */
   agentName?: string | null;
   limit?: number | null;
   numRepeats?: number;

@@ -175,15 +175,17 @@ describe('collectRollouts', () => {
     const model = scriptedModel(() => [assistantMessage('a0')]);
     gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: quiz } });
     const dir = folder();
+    // No +agent_name: it would re-route line 5 to its agent (as upstream's does).
+    const routed = { ...rows(1)[0], agent_ref: { name: 'quiz' } };
     const input = writeJsonl(join(dir, 'in.jsonl'), [
-      rows(1)[0],
+      routed,
       '{"responses_create_params": ',
       '[1, 2]',
       { answer: 'no params' },
       { responses_create_params: { input: 'x' }, agent_ref: { name: 'nobody' } },
-      rows(1)[0],
+      routed,
     ]);
-    const summary = await collectRollouts({ client: gym.client, input, outputPath: join(dir, 'out.jsonl'), agentName: 'quiz' }).done();
+    const summary = await collectRollouts({ client: gym.client, input, outputPath: join(dir, 'out.jsonl') }).done();
     expect(summary.invalidInputs.map((invalid) => invalid.line)).toEqual([2, 3, 4, 5]);
     expect(summary.invalidInputs[0]?.reason).toMatch(/not valid JSON/);
     expect(summary.invalidInputs[3]?.reason).toMatch(/No server named 'nobody'/);

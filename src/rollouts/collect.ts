@@ -129,7 +129,8 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     await executor?.start(files?.runId ?? randomUUID(), files?.resumed ?? false);
     estimateTotalAlongside(options, numRepeats, progress);
     const { input, agentName, limit, responsesCreateParams, prompt } = options;
-    const tasks = readTasks({ input, agentName, limit, numRepeats, responsesCreateParams, prompt, onInvalid: (invalid) => tally.countInvalid(invalid) });
+    const warn = options.warn ?? ((message: string) => process.stderr.write(`${message}\n`));
+    const tasks = readTasks({ input, agentName, limit, numRepeats, responsesCreateParams, prompt, onInvalid: (invalid) => tally.countInvalid(invalid), onWarning: warn });
     try {
       await launchRollouts({
         tasks,
@@ -159,7 +160,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
       paths !== undefined && files !== undefined
         ? await finishOutputFiles({ paths, sort: writer.needsSorting, client, totals, stalledAgents: stalls.stalledAgents, tally })
         : {};
-    const health = paths !== undefined && files !== undefined && options.healthCheck !== false ? await checkOutputHealth(paths.output, options.healthCheck ?? {}, options.warn ?? ((message) => process.stderr.write(`${message}\n`))) : undefined;
+    const health = paths !== undefined && files !== undefined && options.healthCheck !== false ? await checkOutputHealth(paths.output, options.healthCheck ?? {}, warn) : undefined;
     return { paths, ...tally.counts, invalidInputs: tally.invalidInputs, stoppedBecause: this.signal.reason, metrics: totals, aggregateMetrics, health };
   }
 }

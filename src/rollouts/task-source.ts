@@ -1,11 +1,13 @@
 /**
  * The tasks of a collection, streamed from the input: each valid row becomes a task with a stable
  * `_ng_task_index` (its position among the tasks, or the index the row was already stamped with),
- * routed to its agent (`agent_ref.name`, else the default agent), expanded into `repeats` rollouts.
+ * routed to its agent (agent-routing.ts: `+agent_name` re-routes every row, else its own `agent_ref.name`),
+ * expanded into `repeats` rollouts.
  * Consecutive identical lines are one task (prepare-data lays repeats out as aaabbb), so pass@k groups
  * them; detecting only consecutive duplicates keeps memory flat in the number of rows.
  */
 import { isDict } from '../config/tree.ts';
+import { AgentRouter, DEFAULT_AGENT_KEY } from './agent-routing.ts';
 import { JsonlLineError, readJsonl } from './jsonl.ts';
 import { applyPrompt, type PromptConfig, PromptRowError } from './prompt-config.ts';
 
@@ -28,6 +30,7 @@ export interface InvalidInput {
 
 export interface TaskSourceOptions {
   input: string | Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>;
+  /** The agent every row runs on, whatever its `agent_ref` says (upstream's `agent_map._default`). */
   agentName?: string | null;
   limit?: number | null;
   numRepeats: number;
@@ -36,6 +39,8 @@ export interface TaskSourceOptions {
   /** Builds each row's `responses_create_params.input` (rows then need no `responses_create_params`). */
   prompt?: PromptConfig;
   onInvalid: (invalid: InvalidInput) => void;
+  /** Routing the user should know about (rows re-routed away from the agent their data names). */
+  onWarning: (message: string) => void;
 }
 
 async function* linesOf(input: TaskSourceOptions['input'], onInvalid: (invalid: InvalidInput) => void) {
@@ -51,10 +56,9 @@ async function* linesOf(input: TaskSourceOptions['input'], onInvalid: (invalid: 
   }
 }
 
-function rowProblem(value: unknown, agent: string | undefined, prompted: boolean): string | undefined {
+function rowProblem(value: unknown, prompted: boolean): string | undefined {
   if (!isDict(value)) return 'a row must be a JSON object';
   if (!prompted && !isDict(value.responses_create_params)) return 'the row has no responses_create_params object';
-  if (!agent) return 'the row has no agent_ref.name and no +agent_name was given';
   return undefined;
 }
 
@@ -63,24 +67,29 @@ export async function* readTasks(options: TaskSourceOptions): AsyncGenerator<Tas
   let pending: (Task & { line_text: string | undefined }) | undefined;
   let nextIndex = 0;
   let rows = 0;
+  const router = new AgentRouter(options.agentName ? { [DEFAULT_AGENT_KEY]: options.agentName } : undefined, options.onWarning);
   for await (const { line, value, text } of linesOf(options.input, options.onInvalid)) {
     if (options.limit !== null && options.limit !== undefined && rows >= options.limit) break;
-    const ref = isDict(value) ? value.agent_ref : undefined;
-    const agent = isDict(ref) && typeof ref.name === 'string' && ref.name !== '' ? ref.name : (options.agentName ?? undefined);
-    const problem = rowProblem(value, agent, options.prompt !== undefined);
+    const problem = rowProblem(value, options.prompt !== undefined);
     if (problem !== undefined) {
       options.onInvalid({ line, reason: problem });
       continue;
     }
-    let row = value as Record<string, unknown>;
+    let prompted = value as Record<string, unknown>;
+    // As upstream, the prompt sees the row as the data has it, before routing stamps its agent_ref.
     if (options.prompt !== undefined) {
       try {
-        row = applyPrompt(options.prompt, row, text);
+        prompted = applyPrompt(options.prompt, prompted, text);
       } catch (error) {
         if (!(error instanceof PromptRowError)) throw error;
         options.onInvalid({ line, reason: error.message });
         continue;
       }
+    }
+    const { agent, row } = router.route(prompted);
+    if (agent === undefined) {
+      options.onInvalid({ line, reason: 'the row has no agent_ref.name and no +agent_name was given' });
+      continue;
     }
     rows++;
     if (pending !== undefined && text !== undefined && text === pending.line_text) {
@@ -94,10 +103,10 @@ export async function* readTasks(options: TaskSourceOptions): AsyncGenerator<Tas
     pending = {
       taskIndex: stamped,
       line,
-      agent: agent as string,
+      agent,
       row: overridden ? { ...row, responses_create_params: { ...(row.responses_create_params as object), ...options.responsesCreateParams } } : row,
       rollouts: options.numRepeats,
-      text: overridden || options.prompt !== undefined ? undefined : text,
+      text: overridden || options.prompt !== undefined || row !== value ? undefined : text,
       line_text: text,
     };
   }

@@ -20,7 +20,7 @@ import { readElsewhere } from '../parameters.ts';
 import { queueExecutor } from './collect-queue.ts';
 
 const Parameters = z.object({
-  agent_name: z.string().min(1).nullable().optional().describe('Agent instance for rows without agent_ref.'),
+  agent_name: z.string().min(1).nullable().optional().describe("Agent instance every row runs on, overriding any agent_ref in the data (a warning lists what it overrode)."),
   input_jsonl_fpath: z.string().min(1).describe('Dataset JSONL (one row per task); streamed.'),
   output_jsonl_fpath: z.string().min(1).describe('Where the rollouts are written.'),
   limit: z.number().int().min(0).nullable().default(null).describe('Only the first N rows (null: all).'),
@@ -138,8 +138,9 @@ export const collectCommand: CliCommand = {
   summary: "Collect scored rollouts: POST every dataset row to its agent's /run and write the results as JSONL.",
   description: `
 Needs a running gym (\`ngym run\`); servers are found through its head server (+head_server.host,
-+head_server.port; default 127.0.0.1:11000). Each row goes to its own agent_ref.name, or to +agent_name,
-so one input file can mix environments. Every rollout gets _ng_task_index and _ng_rollout_index and is
++head_server.port; default 127.0.0.1:11000). Each row goes to its own agent_ref.name, so one input file
+can mix environments; +agent_name routes every row to that agent, overriding the agent_ref of rows that
+name another (a warning lists them), as upstream 0.7.0's does. Every rollout gets _ng_task_index and _ng_rollout_index and is
 appended as soon as it completes (one whole line, even if the process is killed).
 
 Failed rollouts (unreachable server, timeout, 5xx, judge failure) are retried with backoff, then listed in
