@@ -6,6 +6,7 @@
  * materialized inputs. ATIF input: atif.test.ts.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -224,5 +225,42 @@ describe('gym eval reverify --resume', () => {
     expect(await reverify(['--rollouts', join(dir, 'gated_input.jsonl'), '-o', output, '--resume']), printed.err).toBe(0);
     expect(printed.out).toContain('- 1 sidecar-terminal → not retried\n- 1 hit max_attempts → not retried\n- 1 rows that still need to be run');
     expect(keys(output)).toEqual(['2/0']);
+  });
+});
+
+describe('gym eval reverify --input-format atif', () => {
+  it('scores ATIF trajectories joined to their tasks by the manifest, with their provenance', async () => {
+    const trajectory = (added: number) => ({
+      schema_version: 'ATIF-v1.7',
+      trajectory_id: `traj-${added}`,
+      agent: { name: 'relay', version: '1.0' },
+      steps: [
+        { step_id: 1, source: 'user', message: 'Add to the counter.' },
+        { step_id: 2, source: 'agent', message: '', tool_calls: [{ tool_call_id: 'c1', function_name: 'increment_counter', arguments: { count: added } }], observation: { results: [{ source_call_id: 'c1', content: '{"success": true}' }] } },
+        { step_id: 3, source: 'agent', message: 'Done.' },
+      ],
+    });
+    const atif = mkdtempSync(join(dir, 'atif-'));
+    writeFileSync(join(atif, 'a.json'), JSON.stringify(trajectory(2)));
+    writeFileSync(join(atif, 'b.json'), JSON.stringify(trajectory(1)));
+    const inputs = [rollout(0, 0, 2), rollout(1, 0, 2)].map(({ response: _response, reward: _reward, ...input }) => input);
+    writeFileSync(join(atif, 'inputs.jsonl'), jsonl(inputs));
+    const sha = createHash('sha256').update(readFileSync(join(atif, 'a.json'))).digest('hex');
+    writeFileSync(join(atif, 'manifest.jsonl'), jsonl([{ trajectory_path: 'a.json', _ng_task_index: 0, _ng_rollout_index: 0, expected_sha256: sha }, { trajectory_path: 'b.json', _ng_task_index: 1, _ng_rollout_index: 0 }]));
+    const output = join(atif, 'scored.jsonl');
+    const args = ['--input-format', 'atif', '--atif-manifest', join(atif, 'manifest.jsonl'), '--inputs', join(atif, 'inputs.jsonl'), '-o', output];
+    expect(await reverify(args), printed.err).toBe(0);
+    const scored = byTask(readJsonlRows(output));
+    expect(scored.map((row) => row.reward)).toEqual([1, 0]);
+    expect(scored[0]?._ng_atif_provenance).toEqual({ trajectory_id: 'traj-2', session_id: null, source_sha256: sha, schema_version: 'ATIF-v1.7', projection_status: 'complete' });
+    expect(printed.err).toContain('1 of 2 entries without expected_sha256');
+
+    // A file that changed since the manifest pinned it, or --resume: refused before the output is touched.
+    writeFileSync(join(atif, 'a.json'), JSON.stringify(trajectory(3)));
+    expect(await reverify([...args, '--overwrite'])).toBe(1);
+    expect(printed.err).toContain(`ATIF source hash mismatch for ${join(atif, 'a.json')}: expected ${sha}`);
+    expect(await reverify([...args, '--resume'])).toBe(1);
+    expect(printed.err).toContain('ATIF reverification does not support --resume');
+    expect(readJsonlRows(output)).toHaveLength(2);
   });
 });
