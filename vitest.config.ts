@@ -1,4 +1,6 @@
 import { defineConfig } from 'vitest/config';
+// On a Node older than package.json's engines, every run stops here, saying how to get a supported one.
+import './scripts/check-node.mjs';
 
 // `.ci/test-all.sh` sets NGYM_TEST_REPORT to get a JSON report it can count; people see the default reporter.
 const report = process.env.NGYM_TEST_REPORT;

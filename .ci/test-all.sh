@@ -3,6 +3,8 @@
 # of them. The README's test command (`npm run test:all`) and CI's .ci/run both call it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# On a Node older than package.json's engines, stop at once and say how to get one (scripts/check-node.mjs).
+node scripts/check-node.mjs || { echo "0 passed, 1 failed"; exit 1; }
 out=${NGYM_TEST_OUT:-.ci/out}
 rm -rf "$out"
 mkdir -p "$out"
