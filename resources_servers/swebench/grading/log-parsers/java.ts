@@ -1,0 +1,41 @@
+/** Java repositories' test logs (SWE-bench Multilingual): Maven one test per run, Ant's JUnit, a Gradle config that prints each test. */
+import { pythonStrip } from 'ngym/python-compat';
+import { TestStatus } from '../constants.ts';
+import { type LogParser, reMatch } from './python-text.ts';
+
+/**
+ * Maven prints no passing tests, so each test runs on its own under `set -x`: the `-Dtest=Name` of the command
+ * names the test and the run's `BUILD SUCCESS|FAILURE` is its result.
+ */
+export const parseMaven: LogParser = (log) => {
+  const statuses = new Map<string, string>();
+  let current = '---NO TEST NAME FOUND YET---';
+  for (const raw of log.split('\n')) {
+    const line = pythonStrip(raw);
+    const named = reMatch(String.raw`^.*-Dtest=(\S+).*$`, line);
+    if (named !== null) current = named.groups[0] ?? '';
+    const result = reMatch(String.raw`^.*BUILD (SUCCESS|FAILURE)$`, line);
+    if (result !== null) statuses.set(current, result.groups[0] === 'SUCCESS' ? TestStatus.PASSED : TestStatus.FAILED);
+  }
+  return statuses;
+};
+
+/** Ant: `[junit] [PASS] name`, `[FAIL]`, `[ERR]` (a failure). */
+export const parseAnt: LogParser = (log) => {
+  const statuses = new Map<string, string>();
+  for (const line of log.split('\n')) {
+    const match = reMatch(String.raw`^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$`, pythonStrip(line));
+    if (match !== null) statuses.set(match.groups[1] ?? '', match.groups[0] === 'PASS' ? TestStatus.PASSED : TestStatus.FAILED);
+  }
+  return statuses;
+};
+
+/** Gradle with swebench's pre-install config: `Class > method PASSED|FAILED`, lines starting `>` excluded. */
+export const parseGradleCustom: LogParser = (log) => {
+  const statuses = new Map<string, string>();
+  for (const line of log.split('\n')) {
+    const match = reMatch(String.raw`^([^>].+)\s+(PASSED|FAILED)$`, pythonStrip(line));
+    if (match !== null) statuses.set(match.groups[0] ?? '', match.groups[1] === 'PASSED' ? TestStatus.PASSED : TestStatus.FAILED);
+  }
+  return statuses;
+};
