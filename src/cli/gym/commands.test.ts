@@ -3,12 +3,13 @@
  * Hugging Face hub), render and collate; env resolve, validate, prefetch, packages and init; eval prepare's
  * errors, aggregate and profile; dev test.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { captureOutput } from './__fixtures__/captured-output.ts';
 import { readJsonlRows } from '../../testing/jsonl-rows.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
@@ -119,7 +120,7 @@ describe('gym env (no servers started)', () => {
     expect(JSON.parse(printed.out)).toContainEqual({ name: 'ngym', version: 'this package' });
   });
 
-  it('init scaffolds a resources server (ngym init), and refuses the kinds ngym does not scaffold', async () => {
+  it('init scaffolds a resources server (ngym init), and an environment around it with its manifest', async () => {
     const root = dir();
     // The scaffold loads its app.ts, which imports ngym and zod: the project has them installed.
     mkdirSync(join(root, 'node_modules'));
@@ -129,12 +130,66 @@ describe('gym env (no servers started)', () => {
     try {
       expect(await mainGym(['env', 'init', '--resources-server', 'my_env']), printed.err).toBe(0);
       expect(existsSync(join(root, 'resources_servers/my_env/app.ts'))).toBe(true);
+      expect(await mainGym(['env', 'init', '--environment', 'my_env']), printed.err).toBe(0);
+      const manifest = parseYaml(readFileSync(join(root, 'environments/my_env/manifest.yaml'), 'utf8'));
+      expect(manifest).toMatchObject({ name: 'my_env', kind: 'environment', integration_profile: 'custom-gym-verifier', reward: { range: [0, 1], higher_is_better: true }, resources_server: 'my_env' });
+      // The environment's example rows are the resources server's, and its config composes into a gym.
+      expect(readFileSync(join(root, 'environments/my_env/data/example.jsonl'), 'utf8')).toBe(readFileSync(join(root, 'resources_servers/my_env/data/example.jsonl'), 'utf8'));
+      expect(await mainGym(['env', 'validate', 'my_env', ...MODEL]), printed.err).toBe(0);
+      // Again: nothing to do; a file edited since: refused, naming it, and left alone.
+      expect(await mainGym(['env', 'init', '--environment', 'my_env']), printed.err).toBe(0);
+      expect(printed.out).toContain('environments/my_env is already up to date.');
+      writeFileSync(join(root, 'environments/my_env/README.md'), 'mine\n');
       expect(await mainGym(['env', 'init', '--environment', 'my_env'])).toBe(1);
-      expect(printed.err).toContain('gym env init --resources-server <name>');
+      expect(printed.err).toContain('Scaffolding would overwrite existing content:\n  - environments/my_env/README.md');
+      expect(readFileSync(join(root, 'environments/my_env/README.md'), 'utf8')).toBe('mine\n');
     } finally {
       process.chdir(cwd);
     }
   }, 60_000);
+
+  it('init --benchmark --reuse-verifier records the declared reward contract (lower is better)', async () => {
+    const root = dir();
+    const cwd = process.cwd();
+    process.chdir(root);
+    try {
+      const args = ['env', 'init', '--benchmark', 'weather_bench', '--reuse-verifier', 'example_single_tool_call'];
+      expect(await mainGym([...args, '--lower-is-better', '--reward-range', '-1', '0']), printed.err).toBe(0);
+      const manifest = parseYaml(readFileSync(join(root, 'benchmarks/weather_bench/manifest.yaml'), 'utf8'));
+      expect(manifest).toMatchObject({ kind: 'benchmark', reward: { range: [-1, 0], higher_is_better: false }, resources_server: 'example_single_tool_call', standard_prompt_config: 'benchmarks/weather_bench/prompt.yaml' });
+      const config = parseYaml(readFileSync(join(root, 'benchmarks/weather_bench/config.yaml'), 'utf8'));
+      expect(config.config_paths).toEqual(['resources_servers/example_single_tool_call/configs/example_single_tool_call.yaml']);
+      // The scorer's instance, read from its config.
+      expect(config.weather_bench_agent.responses_api_agents.simple_agent.resources_server.name).toBe('example_single_tool_call');
+      for (const file of ['prepare.py', 'prompt.yaml', 'data/source.jsonl', 'data/example.jsonl']) expect(existsSync(join(root, 'benchmarks/weather_bench', file))).toBe(true);
+      expect(existsSync(join(root, 'resources_servers'))).toBe(false);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it.each([
+    [['--benchmark', 'b', '--reuse-verifier', 'example_single_tool_call'], 'reuse_verifier requires reward_range and higher_is_better'],
+    [['--environment', 'e', '--reward-range', '0', '1', '--higher-is-better'], 'only accepted with reuse_verifier'],
+    [['--environment', 'e', '--reuse-verifier', 'example_single_tool_call', '--reward-range', '1', '0', '--higher-is-better'], 'needs finite LOW < HIGH'],
+    [['--environment', 'e', '--reuse-verifier', 'x', '--reward-range', '0', '--higher-is-better'], '--reward-range takes two numbers'],
+    [['--environment', 'e', '--profile', 'external-agent-loop'], '--profile external-agent-loop: ngym scaffolds the custom-gym-verifier profile only'],
+    [['--resources-server', 'r', '--environment', 'e'], 'select a resources server or a manifest-backed workload, not both'],
+    [['--resources-server', 'r', '--lower-is-better'], 'require --environment or --benchmark'],
+    [['--environment', 'e', '--reuse-verifier', 'example_single_tool_call', '--reward-range', '0', '1', '--higher-is-better', '--lower-is-better'], 'mutually exclusive'],
+    [['--environment', 'e', '--reuse-verifier', 'no_such_server', '--reward-range', '0', '1', '--higher-is-better'], '--resources-server no_such_server: no config'],
+  ])('init %j is refused before anything is written', async (args, message) => {
+    const root = dir();
+    const cwd = process.cwd();
+    process.chdir(root);
+    try {
+      expect(await mainGym(['env', 'init', ...args])).toBe(1);
+      expect(printed.err).toContain(message);
+      expect(readdirSync(root)).toEqual([]);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
 });
 
 describe('gym eval (offline)', () => {

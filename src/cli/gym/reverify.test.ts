@@ -264,3 +264,17 @@ describe('gym eval reverify --input-format atif', () => {
     expect(readJsonlRows(output)).toHaveLength(2);
   });
 });
+
+describe('gym eval reverify: a failure without a response', () => {
+  it('is listed as a failure saying why (as ngym collect records a judge failure), not scored', async () => {
+    const run = join(dir, 'collected.jsonl');
+    writeFileSync(run, jsonl([rollout(0, 3, 3)]));
+    writeFileSync(join(dir, 'collected_failures.jsonl'), jsonl([{ _ng_task_index: 1, _ng_rollout_index: 0, agent_ref: { name: 'counter_agent' }, _ng_failure_class: 'judge_failed', error: 'judge down' }]));
+    const output = join(dir, 'collected_recovered.jsonl');
+    expect(await reverify(['--rollouts', run, '-o', output, '--judge-failed-only'])).toBe(1);
+    expect(keys(output)).toEqual(['0/0']);
+    const [failure] = readJsonlRows(join(dir, 'collected_recovered_failures.jsonl'));
+    expect(failure).toMatchObject({ _ng_task_index: 1, _ng_failure_class: 'invalid_input' });
+    expect(String(failure?._ng_failure_message)).toContain('collect it again with `ngym collect +resume=true`');
+  });
+});

@@ -301,6 +301,9 @@ function resourcesServerFor(client: ServerClient, row: Row, agentName: string | 
 
 /** Seeds the rollout's session, replays its tool calls (so a stateful environment is where it was), verifies. */
 async function verifyOne(client: ServerClient, payload: Payload, agentName: string | undefined): Promise<Row> {
+  if (!isDict(payload.body.response)) {
+    throw new NgymError('NGYM_INPUT_INVALID', 'the rollout has no `response` to re-verify (a failure recorded by `ngym collect` keeps none: collect it again with `ngym collect +resume=true`).');
+  }
   const server = resourcesServerFor(client, payload.source, agentName);
   const { [ATIF_PROVENANCE_KEY]: _provenance, ...body } = payload.body;
   const cookies = new CookieJar();
@@ -364,9 +367,10 @@ export async function reverifyRollouts(args: string[]): Promise<number> {
       } catch (error) {
         const failure = failureFromError(error);
         const judgeFailed = failure.code === 'NGYM_JUDGE_FAILED';
+        const failureClass = failure.code === 'NGYM_INPUT_INVALID' ? 'invalid_input' : judgeFailed ? 'judge_failed' : failure.failureClass;
         const status = error instanceof UpstreamError ? (error.statusCode ?? null) : null;
         // The rollout itself is kept (response and all, without a reward) so that a later --judge-failed-only can re-verify it.
-        result = { ...taskFieldsOf(payload.source), ...carried, _ng_failure_class: judgeFailed ? 'judge_failed' : failure.failureClass, _ng_failure_message: failure.message, _ng_failure_status: status, _ng_failure_line: payload.line };
+        result = { ...taskFieldsOf(payload.source), ...carried, _ng_failure_class: failureClass, _ng_failure_message: failure.message, _ng_failure_status: status, _ng_failure_line: payload.line };
       }
       const failureClass = result._ng_failure_class;
       if (failureClass !== undefined && failureClass !== null) {

@@ -4,6 +4,8 @@
  * Commands that exist in ngym under another name run that command (`gym env start` is `ngym run`); the rest are
  * built in src/cli/gym/; those that need NVIDIA's services (GitLab datasets, publishing, job submission) say so.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { NgymError } from '../../errors.ts';
 import { type CommandEntry, findCommand, scriptAliases } from '../commands/index.ts';
@@ -188,22 +190,52 @@ const LEAVES: Leaf[] = [
     summary: 'Scaffold a resources server, environment, or benchmark.',
     flags: [
       RESOURCES_SERVER_FOLDER,
-      ownFlag('--environment <name>', 'Environment name (ngym scaffolds resources servers; use --resources-server).'),
-      ownFlag('--benchmark <name>', 'Not supported by ngym (it scaffolds resources servers).'),
-      ownFlag('--profile <profile>', 'Scaffold profile; ngym has custom-gym-verifier only.', ['custom-gym-verifier', 'custom-gym-agent-loop', 'external-agent-loop', 'external-rollout-driver']),
-      ownFlag('--reuse-verifier <name>', 'Not supported by ngym.'),
-      ownFlag('--reward-range <range>', 'Not supported by ngym.'),
-      ownFlag('--higher-is-better', 'Accepted (rewards are higher-is-better).'),
-      ownFlag('--lower-is-better', 'Not supported by ngym.'),
+      ownFlag('--environment <name>', 'Scaffold environments/<name>/ (manifest, config, data) with a new resources server, or the one --reuse-verifier names.'),
+      ownFlag('--benchmark <name>', 'Scaffold benchmarks/<name>/ (manifest, config, prompt, prepare.py, data) the same way.'),
+      ownFlag('--profile <profile>', 'Integration profile (default custom-gym-verifier, the one ngym scaffolds; the others are refused with the reason).', ['custom-gym-verifier', 'custom-gym-agent-loop', 'external-agent-loop', 'external-rollout-driver']),
+      ownFlag('--reuse-verifier <name>', 'Score with this existing resources server (resources_servers/<name>/configs/<name>.yaml) instead of creating one; needs --reward-range and a direction.'),
+      ownFlag('--reward-range <bound...>', 'LOW HIGH: the inclusive reward range of the reused verifier (written to manifest.yaml).'),
+      ownFlag('--higher-is-better', 'Declare that larger rewards are better (with --reuse-verifier).'),
+      ownFlag('--lower-is-better', 'Declare that smaller rewards are better (with --reuse-verifier).'),
     ],
-    ngym: ngymCommand('init'),
+    ngym: `${ngymCommand('init')}; with \`--environment\` or \`--benchmark\`, upstream's manifest-backed scaffold (manifest.yaml with the reward contract, config.yaml, data), scored by a new resources server or \`--reuse-verifier\`'s`,
     run: async (invocation) => {
       const { options } = invocation;
-      const refused = ['environment', 'benchmark', 'reuseVerifier', 'rewardRange', 'lowerIsBetter'].find((key) => options[key] !== undefined);
-      if (refused !== undefined || (options.profile !== undefined && options.profile !== 'custom-gym-verifier')) {
-        throw new NgymError('NGYM_USAGE', 'ngym scaffolds one kind of environment: `gym env init --resources-server <name>` (a custom verifier with one tool, its tests, config and example data).');
+      const workload = options.environment ?? options.benchmark;
+      const usage = (message: string) => new NgymError('NGYM_USAGE', `gym env init: ${message}`);
+      if (options.environment !== undefined && options.benchmark !== undefined) throw usage('--environment and --benchmark are mutually exclusive.');
+      if (workload !== undefined && options.resourcesServer !== undefined) throw usage('select a resources server or a manifest-backed workload, not both.');
+      if (options.higherIsBetter === true && options.lowerIsBetter === true) throw usage('--higher-is-better and --lower-is-better are mutually exclusive.');
+      const workloadOptions = ['profile', 'reuseVerifier', 'rewardRange', 'higherIsBetter', 'lowerIsBetter'].filter((key) => options[key] !== undefined);
+      if (workload === undefined) {
+        if (workloadOptions.length > 0) throw usage('--profile, --reuse-verifier, and reward options require --environment or --benchmark.');
+        return runNgym('init', invocation.overrides);
       }
-      return runNgym('init', invocation.overrides);
+      const range = options.rewardRange as string[] | undefined;
+      if (range !== undefined && (range.length !== 2 || range.some((bound) => bound.trim() === '' || !Number.isFinite(Number(bound))))) throw usage(`--reward-range takes two numbers, LOW HIGH; got ${range.join(' ')}.`);
+      const { checkWorkloadRequest, workloadFiles, writeWorkload } = await import('./scaffold-workload.ts');
+      const request = {
+        kind: options.environment !== undefined ? ('environment' as const) : ('benchmark' as const),
+        name: String(workload),
+        profile: (options.profile as string | undefined) ?? 'custom-gym-verifier',
+        reuseVerifier: options.reuseVerifier as string | undefined,
+        rewardRange: range?.map(Number) as [number, number] | undefined,
+        higherIsBetter: options.higherIsBetter === true ? true : options.lowerIsBetter === true ? false : undefined,
+      };
+      const contract = checkWorkloadRequest(request);
+      const cwd = process.cwd();
+      // Checked before the resources server is made, so a conflict leaves nothing behind.
+      workloadFiles(request, contract, cwd);
+      let examples: string | undefined;
+      if (request.reuseVerifier === undefined) {
+        const code = await runNgym('init', [`+entrypoint=resources_servers/${request.name}`]);
+        if (code !== 0) return code;
+        const path = join(cwd, 'resources_servers', request.name, 'data', 'example.jsonl');
+        examples = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+      }
+      const created = writeWorkload(workloadFiles(request, contract, cwd, examples), cwd);
+      process.stdout.write(created.length > 0 ? `Created ${request.kind}s/${request.name}:\n${created.map((path) => `  ${path}`).join('\n')}\n` : `${request.kind}s/${request.name} is already up to date.\n`);
+      return 0;
     },
   },
   { path: 'env resolve', summary: 'Resolve the final config from configs, flags, and overrides.', flags: [...SERVER_SELECTION, ...MODEL_FLAGS], ngym: ngymCommand('dump-config'), run: delegate('dump-config') },
