@@ -13,9 +13,10 @@ import { instanceOf, type ParityEnvironment } from './environment.ts';
 import { ENVIRONMENTS } from './environments/index.ts';
 import { type PythonSetup, pythonSetup, startParityGym } from './gym.ts';
 import { type EnvironmentResult, runEnvironment } from './harness.ts';
+import { PART_NAME as SWEBENCH_GRADING, runSwebenchGrading, swebenchPython } from './swebench-grading/part.ts';
 import { SeededRandom as Random } from 'ngym';
 
-const USAGE = `Usage: npm run parity -- <environment|all> [--cases N] [--seed S] [--out DIR]\nEnvironments: ${ENVIRONMENTS.map(instanceOf).join(', ')}`;
+const USAGE = `Usage: npm run parity -- <environment|all> [--cases N] [--seed S] [--out DIR]\nEnvironments: ${ENVIRONMENTS.map(instanceOf).join(', ')}\nOther parts (no server, a library against its Python original): ${SWEBENCH_GRADING}`;
 
 function positiveInteger(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -35,9 +36,9 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const wanted = positionals.length === 0 ? [] : positionals.includes('all') ? ENVIRONMENTS.map(instanceOf) : positionals;
+  const wanted = positionals.length === 0 ? [] : positionals.includes('all') ? [...ENVIRONMENTS.map(instanceOf), SWEBENCH_GRADING] : positionals;
   if (wanted.length === 0) throw new Error(`Name an environment or all.\n${USAGE}`);
-  const environments = wanted.map((name) => {
+  const environments = wanted.filter((name) => name !== SWEBENCH_GRADING).map((name) => {
     const environment = ENVIRONMENTS.find((candidate) => instanceOf(candidate) === name);
     if (environment === undefined) throw new Error(`No parity cases for environment ${JSON.stringify(name)}.\n${USAGE}`);
     return environment;
@@ -59,6 +60,20 @@ async function main(): Promise<number> {
   });
   const results: EnvironmentResult[] = [];
   if (runnable.length > 0) await runAll(runnable, python, { count, seed, out }, results);
+  if (wanted.includes(SWEBENCH_GRADING)) {
+    const swebench = swebenchPython();
+    if ('unavailable' in swebench) {
+      skipped.push({ environment: SWEBENCH_GRADING, reason: swebench.unavailable });
+      process.stdout.write(`${SWEBENCH_GRADING}: skipped: ${swebench.unavailable}\n`);
+    } else {
+      const path = join(out, `${SWEBENCH_GRADING}.jsonl`);
+      rmSync(path, { force: true });
+      const started = Date.now();
+      const result = runSwebenchGrading({ executable: swebench.executable, count, disagreementsPath: path, random: new Random(seed) });
+      results.push(result);
+      report(result, started, path);
+    }
+  }
   const summary = results.map((result) => ({ environment: result.environment, total: result.total, agree: result.agree, reward_agree: result.rewardAgree, upstream_positive: result.upstreamPositive, causes: Object.fromEntries(result.causes) }));
   process.stdout.write(`PARITY_JSON ${JSON.stringify({ seed, cases: count, results: summary, skipped })}\n`);
   return 0;
@@ -80,15 +95,19 @@ async function runAll(environments: ParityEnvironment[], python: PythonSetup, op
         if (done % 250 === 0 && done < cases.length) process.stdout.write(`  ${instanceOf(environment)}: ${done}/${cases.length} (agree ${partial.agree})\n`);
       });
       results.push(result);
-      process.stdout.write(
-        `${instanceOf(environment)}: ${result.agree}/${result.total} agree (${percent(result.agree, result.total)}); reward ${result.rewardAgree}/${result.total} (${percent(result.rewardAgree, result.total)}); upstream reward > 0 on ${result.upstreamPositive}; ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
-      );
-      for (const [cause, number] of [...result.causes].sort((left, right) => right[1] - left[1])) process.stdout.write(`    ${number}  ${cause}\n`);
-      if (result.causes.size > 0) process.stdout.write(`    disagreements: ${path}\n`);
+      report(result, started, path);
     }
   } finally {
     await gym.stop();
   }
+}
+
+function report(result: EnvironmentResult, started: number, path: string): void {
+  process.stdout.write(
+    `${result.environment}: ${result.agree}/${result.total} agree (${percent(result.agree, result.total)}); reward ${result.rewardAgree}/${result.total} (${percent(result.rewardAgree, result.total)}); upstream reward > 0 on ${result.upstreamPositive}; ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
+  for (const [cause, number] of [...result.causes].sort((left, right) => right[1] - left[1])) process.stdout.write(`    ${number}  ${cause}\n`);
+  if (result.causes.size > 0) process.stdout.write(`    disagreements: ${path}\n`);
 }
 
 main().then(
