@@ -169,6 +169,21 @@ function contentProblem(found: EnvironmentPackage, otherRoots: readonly string[]
   return undefined;
 }
 
+/**
+ * A package folder checked as `discover` checks an installed one (`ngym env publish` before publishing): the
+ * servers its configs name may come from itself, the packages installed in it, or ngym.
+ */
+export function checkEnvironmentPackage(root: string): EnvironmentPackage {
+  const manifest = readManifest(join(root, 'package.json'));
+  if (manifest === undefined) throw new NgymError('NGYM_USAGE', `${root} has no readable package.json.`);
+  const found = readPackage(root, manifest);
+  if (found.problem === undefined && !(Array.isArray(manifest.keywords) && manifest.keywords.includes(ENVIRONMENT_KEYWORD))) {
+    found.problem = `${found.name}@${found.version} lacks the keyword ${ENVIRONMENT_KEYWORD} in package.json \`keywords\`: \`ngym env search\` finds environment packages by it.`;
+  }
+  found.problem ??= contentProblem(found, [...environmentPackages(root).packages.map((other) => other.root), PACKAGE_ROOT]);
+  return found;
+}
+
 export interface EnvironmentPackageIndex {
   /** Every environment package found, first the project's own dependencies, in their order. */
   packages: EnvironmentPackage[];
@@ -188,7 +203,10 @@ function discover(cwd: string): EnvironmentPackageIndex {
     visited.add(root);
     const manifest = readManifest(join(root, 'package.json'));
     if (manifest === undefined || !isEnvironmentPackage(manifest)) continue;
-    byRoot.set(root, readPackage(root, manifest));
+    const found = readPackage(root, manifest);
+    // env.yaml holds the user's endpoints and keys, and is read from every search root: a package must not bring one.
+    if (existsSync(join(root, 'env.yaml'))) found.problem ??= `${found.name}@${found.version} ships an env.yaml; an environment package must not (it would set the user's model endpoints and keys).`;
+    byRoot.set(root, found);
     // An environment package's own dependencies may be environment packages too (plain libraries are not followed).
     queue.push(...Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies }).map((dependency) => ({ name: dependency, from: root })));
   }

@@ -25,6 +25,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'worker', aliases: [], load: async () => (await import('./worker.ts')).workerCommand },
   { name: 'client', aliases: [], load: async () => (await import('./client.ts')).clientCommand },
   { name: 'init', aliases: ['ng_init_resources_server', 'nemo_gym_init_resources_server'], load: async () => (await import('./init.ts')).initCommand },
+  { name: 'env', aliases: [], load: async () => (await import('./env.ts')).envCommand },
   { name: 'test', aliases: ['ng_test', 'nemo_gym_test'], load: async () => (await import('./test.ts')).testCommand },
   { name: 'test-all', aliases: ['ng_test_all', 'nemo_gym_test_all'], load: async () => (await import('./test.ts')).testAllCommand },
   { name: 'prepare-data', aliases: ['ng_prepare_data', 'nemo_gym_prepare_data'], load: async () => (await import('./prepare-data.ts')).prepareDataCommand },
