@@ -32,19 +32,16 @@ const control: { judgeDown: boolean; hold?: number; held?: () => void } = { judg
 
 const counter = defineResourcesServer({
   className: 'CounterResourcesServer',
+  // Each session's counter starts at 0 (no seed needed); only the replayed tool calls move it.
   setup: () => ({ counters: new SessionStore<number>() }),
-  seedSessionRequest: z.looseObject({ initial_count: z.number().int() }),
-  seedSession: (request, { sessionId, state }) => {
-    state.counters.getOrCreate(sessionId, () => request.initial_count);
-    return {};
-  },
   tools: {
     increment_counter: {
       description: 'Add to the counter.',
       parameters: z.strictObject({ count: z.number().int() }),
       handler: ({ count }, { sessionId, state }) => {
-        state.counters.set(sessionId, state.counters.getOrCreate(sessionId, () => 0) + count);
-        return { success: true };
+        const next = (state.counters.get(sessionId) ?? 0) + count;
+        state.counters.set(sessionId, next);
+        return { count: next };
       },
     },
   },
@@ -55,7 +52,7 @@ const counter = defineResourcesServer({
       control.held?.();
       await new Promise(() => undefined); // parked until the client is killed
     }
-    return { reward: state.counters.get(sessionId) === request.expected_count ? 1.0 : 0.0 };
+    return { reward: (state.counters.get(sessionId) ?? 0) === request.expected_count ? 1.0 : 0.0 };
   },
 });
 
@@ -86,7 +83,6 @@ function rollout(task: number, added: number, expected: number, extra: Record<st
     _ng_rollout_index: 0,
     agent_ref: { name: 'counter_agent' },
     responses_create_params: { input: [{ role: 'user', content: `add to ${expected}` }] },
-    initial_count: 0,
     expected_count: expected,
     response: modelResponse([functionCall('increment_counter', { count: added }), assistantMessage('done')]),
     reward: 1,
