@@ -251,8 +251,14 @@ function providersOf(index: EnvironmentPackageIndex, provided: string): Environm
   return providers.filter((found, position) => providers.findIndex((other) => other.name === found.name) === position);
 }
 
+/** The project a path under `<project>/node_modules/` belongs to (so a lookup needs no working directory). */
+function projectOf(path: string): string | undefined {
+  const at = resolve(path).indexOf(`${sep}node_modules${sep}`);
+  return at < 0 ? undefined : resolve(path).slice(0, at);
+}
+
 /** The installed package a path lies in, if any. */
-export function packageOfPath(path: string, cwd = process.cwd()): EnvironmentPackage | undefined {
+export function packageOfPath(path: string, cwd = projectOf(path) ?? process.cwd()): EnvironmentPackage | undefined {
   const absolute = resolve(path);
   return environmentPackages(cwd).packages.find((found) => absolute === found.root || absolute.startsWith(`${found.root}${sep}`));
 }
@@ -261,7 +267,7 @@ export function packageOfPath(path: string, cwd = process.cwd()): EnvironmentPac
  * Refuses a path found in an installed environment package that cannot be used: the package's own problem, or
  * another package providing the same environment or server. Called wherever a search root answers a lookup.
  */
-export function checkPackagedPath(path: string, cwd = process.cwd()): void {
+export function checkPackagedPath(path: string, cwd = projectOf(path) ?? process.cwd()): void {
   const found = packageOfPath(path, cwd);
   if (found === undefined) return;
   const [first = '', second = ''] = relative(found.root, resolve(path)).split(sep);
