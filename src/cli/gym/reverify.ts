@@ -3,8 +3,8 @@
  * options (`RolloutReverificationConfig`, nemo_gym/rollout_reverification.py):
  *
  *   --rollouts R -o O         every rollout of R re-verified into O; O's sidecar `<O stem>_failures.jsonl` gets the
- *                             rollouts that could not be (never a reward of 0). Each result is appended as it comes,
- *                             so a run cut short keeps everything it finished.
+ *                             rollouts that could not be (never a reward of 0). Results are appended as they come (in
+ *                             input order), so a run cut short keeps what it wrote and --resume does the rest.
  *   --inputs M                the task of each rollout read from materialized inputs M (joined on
  *                             `(_ng_task_index, _ng_rollout_index)`) instead of from the rollout row itself.
  *   --resume                  continue O: keys already in O, sidecar rows stamped `_ng_failure_terminal` and keys
@@ -28,6 +28,7 @@ import { isDict } from '../../config/tree.ts';
 import { NgymError, UpstreamError } from '../../errors.ts';
 import { failureFromError } from '../../rollouts/failures.ts';
 import { readJsonl } from '../../rollouts/jsonl.ts';
+import { OrderedWriter } from '../../rollouts/ordered-writer.ts';
 import { JsonlAppender, outputPathsFor } from '../../rollouts/output-files.ts';
 import { headServerClient, readParameters } from '../command.ts';
 import { ATIF_PROVENANCE_KEY, atifVerifyPayloads } from './atif.ts';
@@ -356,8 +357,14 @@ export async function reverifyRollouts(args: string[]): Promise<number> {
   let next = 0;
   let done = 0;
   const progressEvery = Math.max(1, Math.ceil(payloads.length / 10));
+  // The output keeps the input's order (a result waits for those before it), so rows without keys still line up.
+  const ordered = new OrderedWriter(output, config.num_samples_in_parallel * 4);
   const worker = async () => {
-    for (let index = next++; index < payloads.length; index = next++) {
+    for (;;) {
+      await ordered.waitForRoom(() => false);
+      const index = next++;
+      if (index >= payloads.length) return;
+      ordered.launch(index);
       const payload = payloads[index] as Payload;
       const carried = Object.fromEntries(CARRIED_KEYS.filter((key) => key in payload.source).map((key) => [key, payload.source[key]]));
       let result: Row;
@@ -376,10 +383,11 @@ export async function reverifyRollouts(args: string[]): Promise<number> {
       if (failureClass !== undefined && failureClass !== null) {
         const { reward: _reward, ...unscored } = result;
         failures.append(JSON.stringify(unscored));
+        ordered.resolve(index, undefined);
         failureCounts.set(String(failureClass), (failureCounts.get(String(failureClass)) ?? 0) + 1);
         firstFailure ??= `line ${payload.line}: ${String(result._ng_failure_message ?? result._ng_failure_judge_error ?? result.error ?? failureClass)}`;
       } else {
-        output.append(JSON.stringify(result));
+        ordered.resolve(index, JSON.stringify(result));
         verifiedCount++;
         verifiedSum += Number(result.reward);
         recordedSum += Number(payload.source.reward ?? NaN);
@@ -399,9 +407,13 @@ export async function reverifyRollouts(args: string[]): Promise<number> {
   write(`Re-verified ${verifiedCount} / ${payloads.length} rollouts: mean reward ${format(recordedSum / verifiedCount)} recorded, ${format(verifiedSum / verifiedCount)} now; ${changed} changed.\n`);
   const allRows: Row[] = [];
   for await (const { row } of rowsOf(paths.output)) allRows.push(row);
+  // Upstream's profile groups by (task, rollout): rows without those keys (hand-made files) cannot be profiled.
+  const unkeyed = allRows.filter((row) => keyOf(row) === undefined).length;
+  const aggregate = !config.disable_aggregation && unkeyed === 0;
   if (config.disable_aggregation) write('Skipping aggregate-metrics computation (disable_aggregation). Run `gym eval aggregate` after all shards finish.\n');
+  else if (unkeyed > 0) write(`No aggregate metrics: ${unkeyed} rows have no _ng_task_index/_ng_rollout_index to group them by.\n`);
   else writeAggregateMetrics(allRows, paths.aggregateMetrics);
-  write(`Re-verified rollouts: ${paths.output} (${allRows.length} scored)\n${config.disable_aggregation ? '' : `Aggregate metrics: ${paths.aggregateMetrics}\n`}`);
+  write(`Re-verified rollouts: ${paths.output} (${allRows.length} scored)\n${aggregate ? `Aggregate metrics: ${paths.aggregateMetrics}\n` : ''}`);
   if (failed > 0) {
     const classes = [...failureCounts].sort().map(([name, count]) => `${count} ${name}`).join(', ');
     write(`${failed} rollouts could not be re-verified (${classes}; listed in ${paths.failures}, not scored), e.g. ${firstFailure}\n`);
