@@ -25,6 +25,8 @@ PRIVATE_RUN="$ENGINE_STATE/private"
 PID_FILE="$ENGINE_STATE/engine.pid"
 NAMESPACE_FILE="$ENGINE_STATE/engine.mntns"
 LOG_FILE="$ENGINE_STATE/service.log"
+LEASES="$ENGINE_STATE/leases"
+STARTED_FOR_LEASES="$ENGINE_STATE/started-for-leases"
 LABELS=(nemo-gym.sandbox=1 ngym.sandbox=1)
 START_TIMEOUT_SECONDS="${NGYM_ENGINE_START_TIMEOUT:-60}"
 
@@ -35,11 +37,11 @@ fail() {
 
 require_tools() {
   local missing=()
-  for tool in podman conmon unshare nsenter setsid curl; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+  for tool in podman conmon unshare nsenter setsid curl flock iptables; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
   done
   command -v crun >/dev/null 2>&1 || command -v runc >/dev/null 2>&1 || missing+=(crun)
   if [ "${#missing[@]}" -gt 0 ]; then
-    fail "missing ${missing[*]}. Install the engine with: apt-get install podman crun conmon netavark aardvark-dns catatonit util-linux curl
+    fail "missing ${missing[*]}. Install the engine with: apt-get install podman crun conmon netavark aardvark-dns catatonit iptables util-linux curl
 (or use a Docker you already have: export DOCKER_HOST=unix:///var/run/docker.sock and skip this script)"
   fi
   [ "$(id -u)" = 0 ] || fail "the engine runs rootful and needs root (run with sudo), or set DOCKER_HOST to a Docker you already have"
@@ -166,7 +168,7 @@ start() {
     $unified
     mount -t tmpfs -o mode=0700 ngym-engine-run '$PRIVATE_RUN' &&
     mount -t tmpfs -o mode=0755 ngym-engine-netns /run/netns &&
-    exec podman system service --time=0 'unix://$SOCKET_PATH'" </dev/null >"$LOG_FILE" 2>&1 &
+    exec podman system service --time=0 'unix://$SOCKET_PATH'" </dev/null >"$LOG_FILE" 2>&1 9>&- &
   local pid=$!
   echo "$pid" >"$PID_FILE"
   # The namespace is recorded as soon as the process has entered it (its mnt link differs from ours).
@@ -222,10 +224,51 @@ stop_processes() {
 }
 
 stop() {
+  rm -rf "$LEASES" "$STARTED_FOR_LEASES"
   if answers; then remove_labelled_containers; fi
   stop_processes
   rm -f "$SOCKET_PATH"
   echo "container-engine: stopped" >&2
+}
+
+# Start and stop take a lock, so two callers (two test runs on one machine) never start two services or stop one
+# that the other has just found running.
+take_lock() {
+  mkdir -p "$ENGINE_STATE"
+  exec 9>"$ENGINE_STATE/lock"
+  flock 9
+}
+
+live_leases() {
+  local lease
+  for lease in "$LEASES"/*; do
+    [ -e "$lease" ] || continue
+    if [ -d "/proc/${lease##*/}" ]; then echo "${lease##*/}"; else rm -f "$lease"; fi
+  done
+}
+
+# `start --lease PID`: a test run (pid PID) uses the engine; if this call starts it, the last lease's
+# `stop --lease` stops it. An engine started without --lease belongs to whoever started it and is left running.
+start_leased() {
+  local holder="$1" was_running=""
+  if service_pid >/dev/null && answers; then was_running=1; fi
+  start
+  mkdir -p "$LEASES"
+  touch "$LEASES/$holder"
+  [ -n "$was_running" ] || touch "$STARTED_FOR_LEASES"
+}
+
+stop_leased() {
+  local holder="$1" others
+  rm -f "$LEASES/$holder"
+  others="$(live_leases | xargs)"
+  if [ ! -f "$STARTED_FOR_LEASES" ]; then
+    echo "container-engine: left running (started outside the tests)" >&2
+  elif [ -n "$others" ]; then
+    echo "container-engine: left running for test runs $others" >&2
+  else
+    stop
+  fi
 }
 
 status() {
@@ -244,15 +287,27 @@ status() {
   return 3
 }
 
+lease_holder() {
+  [ "${1:-}" = --lease ] && [[ "${2:-}" =~ ^[0-9]+$ ]] || fail "expected --lease <pid>, got: $*"
+  echo "$2"
+}
+
 case "${1:-}" in
-  start) start ;;
-  stop) stop ;;
+  start)
+    take_lock
+    if [ $# -gt 1 ]; then start_leased "$(lease_holder "${@:2}")"; else rm -f "$STARTED_FOR_LEASES"; start; fi
+    ;;
+  stop)
+    take_lock
+    if [ $# -gt 1 ]; then stop_leased "$(lease_holder "${@:2}")"; else stop; fi
+    ;;
   status) status ;;
   *)
     echo "usage: scripts/container-engine.sh start|stop|status" >&2
     echo "  start   start the engine (idempotent); prints: export DOCKER_HOST=unix://$SOCKET_PATH" >&2
     echo "  stop    remove ngym's sandbox containers and end every engine process" >&2
     echo "  status  say whether it runs (exit 0) or not (exit 3)" >&2
+    echo "  start --lease PID / stop --lease PID  (test runs) the engine stops with the last lease if a lease started it" >&2
     echo "Environment: NGYM_ENGINE_SOCKET (socket path), NGYM_ENGINE_STORAGE (images and networks; /var/lib/ngym-engine)" >&2
     exit 2
     ;;
