@@ -12,7 +12,7 @@ import {
   defineResourcesServer,
   messageTexts,
   readJsonBody,
-  type ResponseItem,
+  ResponseItem,
   sessionIdOf,
   SessionStore,
   validateBody,
@@ -31,7 +31,7 @@ const TaskFields = z.looseObject({
   /** What the user must have been told (case-insensitive substrings of the policy's messages). */
   required_information: z.array(z.string().min(1)),
 });
-const EpisodeCheck = TaskFields.extend({ response: z.looseObject({ output: z.array(z.looseObject({})) }) });
+const EpisodeCheck = TaskFields.extend({ response: z.looseObject({ output: z.array(ResponseItem) }) });
 
 type Task = z.infer<typeof TaskFields>;
 
@@ -132,11 +132,11 @@ export default defineResourcesServer({
     },
   },
   verifyRequest: TaskFields,
-  verify: (request, { sessionId, state }) => ({ ...evaluate(request as Task, request.response.output, state.databases.getOrCreate(sessionId, initialDatabase)) }),
+  verify: (request, { sessionId, state }) => ({ ...evaluate(request, request.response.output, state.databases.getOrCreate(sessionId, initialDatabase)) }),
   routes: (app, { state }) => {
     app.post('/goal_status', async (http) => {
       const body = validateBody<z.infer<typeof EpisodeCheck>>(EpisodeCheck, await readJsonBody(http));
-      const evaluation = evaluate(body, body.response.output as ResponseItem[], state.databases.getOrCreate(sessionIdOf(http), initialDatabase));
+      const evaluation = evaluate(body, body.response.output, state.databases.getOrCreate(sessionIdOf(http), initialDatabase));
       return http.json({ goal_met: evaluation.reward === 1.0, ...evaluation });
     });
   },

@@ -20,7 +20,7 @@ import {
   rowList,
   rowTemplate,
 } from 'ngym';
-import { PydanticId, PydanticInt, pythonTruthy } from 'ngym/python-compat';
+import { PydanticId, PydanticInt } from 'ngym/python-compat';
 import * as z from 'zod';
 import { passFailVerdict } from './verdict.ts';
 
@@ -69,7 +69,7 @@ export default defineResourcesServer({
   verify: async (request, { config, state }) => {
     const generated = finalAnswerText(request.response);
     // Upstream falls back on metadata (when it has any keys) for what the row leaves empty.
-    const metadata = pythonTruthy(request.metadata) ? (request.metadata as Record<string, unknown>) : {};
+    const metadata = request.metadata ?? {};
     const prompt = request.prompt || metadataText(metadata, 'prompt');
     const reference = request.reference_response || metadataText(metadata, 'reference_response');
     const rubric: Criterion[] = request.rubric?.length ? request.rubric : Object.hasOwn(metadata, 'rubric') ? rowList(metadata.rubric, Criterion, ['body', 'metadata', 'rubric']) : [];

@@ -19,7 +19,7 @@ import {
   RequestValidationError,
   rowList,
 } from 'ngym';
-import { PydanticFloat, pydanticFloat, PydanticId, PydanticInt, pythonStr, pythonTruthy } from 'ngym/python-compat';
+import { PydanticFloat, pydanticFloat, PydanticId, PydanticInt, pythonStr } from 'ngym/python-compat';
 import * as z from 'zod';
 import { meetsCriteria, yesNoVerdict } from './verdict.ts';
 
@@ -90,11 +90,12 @@ export default defineResourcesServer({
   verify: async (request, { config, state }) => {
     const generated = finalAnswerText(request.response);
     // Upstream falls back on metadata (when it has any keys) for what the row leaves empty.
-    const metadata = pythonTruthy(request.metadata) ? (request.metadata as Record<string, unknown>) : {};
+    const metadata = request.metadata ?? {};
     const context = request.context || (Object.hasOwn(metadata, 'messages') ? contextFromMessages(metadata.messages) : '');
-    const fromRow = request.rubric !== undefined && request.rubric !== null && request.rubric.length > 0;
+    const rowRubric = request.rubric ?? [];
+    const fromRow = rowRubric.length > 0;
     const location = fromRow ? ['body', 'rubric'] : ['body', 'metadata', 'rubric'];
-    const rubric: RubricItem[] = fromRow ? (request.rubric as RubricItem[]) : Object.hasOwn(metadata, 'rubric') ? rowList(metadata.rubric, RubricItem, location) : [];
+    const rubric: RubricItem[] = fromRow ? rowRubric : Object.hasOwn(metadata, 'rubric') ? rowList(metadata.rubric, RubricItem, location) : [];
     const weights = rubric.map((item) => (item.weight === undefined ? 1.0 : (pydanticFloat(item.weight) as number)));
     // Upstream takes "inf" and "nan" for weights; the weighted mean is then NaN, which it answers as a null reward.
     const infinite = config.aggregation_mode === 'weighted' ? weights.findIndex((weight) => !Number.isFinite(weight)) : -1;
