@@ -57,6 +57,20 @@ module.exports = {
       to: { path: '^src/', dependencyTypes: ['local'] },
     },
     {
+      name: 'benchmarks-are-the-top-floor',
+      comment: 'bench/ measures everything else; nothing imports it. Helpers the developer tools share (bench, catalog, faults, parity) live in scripts/lib/.',
+      severity: 'error',
+      from: { path: '^(?!bench/)', pathNot: TESTS },
+      to: { path: '^bench/' },
+    },
+    {
+      name: 'shared-tool-helpers-stay-low',
+      comment: 'scripts/lib/ holds what the developer tools share (process trees): it imports none of them.',
+      severity: 'error',
+      from: { path: '^scripts/lib/' },
+      to: { path: '^(bench|catalog|faults|parity)/' },
+    },
+    {
       name: 'no-circular',
       comment: 'A cycle of imports makes load order matter and wings inseparable.',
       severity: 'error',

@@ -17,7 +17,7 @@ import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 import { REPLAY_CONFIG } from '../catalog/replay-setup.ts';
 import { planResourcesServer } from '../catalog/upstream-servers.ts';
 import { format } from './lib/measure.ts';
-import { killTree } from './lib/process-tree.ts';
+import { killTree } from '../scripts/lib/process-tree.ts';
 import { freePort } from './lib/upstream-gym.ts';
 
 const SERVERS = (process.env.BENCH_PYTHON_SERVERS ?? 'grl_tetris,blackjack').split(',').filter((name) => name !== '');

@@ -27,7 +27,7 @@ import { startGymProcess } from '../src/testing/cli-process.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 import { startBaselineServer } from './lib/baseline-process.ts';
 import { format, median, percentile, runReporting } from './lib/measure.ts';
-import { childPids, killTree, rssSampler, treeCpuSeconds } from './lib/process-tree.ts';
+import { childPids, killTree, rssSampler, treeCpuSeconds } from '../scripts/lib/process-tree.ts';
 import { type CollectorRun, collectUpstream, type StartedSystem, startUpstream } from './lib/upstream-gym.ts';
 
 // Ray's daemons and workers, by command line (ray::IDLE, raylet, gcs_server, dashboard, ...).

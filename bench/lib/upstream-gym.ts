@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pythonSetup } from '../../parity/gym.ts';
 import { PACKAGE_ROOT } from '../../src/util/package-root.ts';
-import { killTree } from './process-tree.ts';
+import { killTree } from '../../scripts/lib/process-tree.ts';
 
 const START_TIMEOUT_MS = 300_000;
 // Every server folder a collection config of ours starts (legacy_agent: ng_run adds one per agent).
