@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { killTree } from '../bench/lib/process-tree.ts';
+import { killTree } from '../scripts/lib/process-tree.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'ngym.js');
