@@ -23,3 +23,4 @@ export {
   type SandboxRunStatus,
   succeeded,
 } from './types.ts';
+export * from './providers/index.ts';
