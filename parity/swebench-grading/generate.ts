@@ -269,8 +269,28 @@ const NOISE = [
 
 const PRE = ['+ source /opt/miniconda3/bin/activate', '+ conda activate testbed', '+ cd /testbed', '+ git checkout abc123 tests/test_x.py', 'Updated 1 path from 7c3e2a1'];
 
-type Damage = 'clean' | 'noise' | 'truncated' | 'no_start' | 'no_end' | 'apply_failed' | 'bad_marker' | 'outside_markers' | 'crlf' | 'ansi' | 'no_patch' | 'double_start' | 'empty';
-const DAMAGES: readonly Damage[] = ['clean', 'clean', 'clean', 'noise', 'noise', 'truncated', 'no_start', 'no_end', 'apply_failed', 'bad_marker', 'outside_markers', 'crlf', 'ansi', 'no_patch', 'double_start', 'empty'];
+type Damage = 'clean' | 'noise' | 'truncated' | 'no_start' | 'no_end' | 'apply_failed' | 'bad_marker' | 'outside_markers' | 'crlf' | 'ansi' | 'no_patch' | 'double_start' | 'empty' | 'odd_spaces' | 'mutated';
+const DAMAGES: readonly Damage[] = ['clean', 'clean', 'clean', 'noise', 'noise', 'truncated', 'no_start', 'no_end', 'apply_failed', 'bad_marker', 'outside_markers', 'crlf', 'ansi', 'no_patch', 'double_start', 'empty', 'odd_spaces', 'mutated'];
+
+/** Whitespace where Python and JavaScript disagree (\x1c-\x1f and \x85 are Python whitespace, \ufeff is not; \u2028 is no line break to split('\n')). */
+const ODD_SPACES = ['\u00a0', '\u2028', '\u2029', '\x1c', '\x1f', '\x85', '\ufeff', '\u3000', '\t', '\v', '\f', '\u200b', '\x00', '\x7f'];
+
+/** One small edit of a line: a character dropped, doubled, or an odd space or a status word put in. */
+function mutate(random: Random, line: string): string {
+  const at = random.int(0, line.length);
+  switch (random.int(0, 4)) {
+    case 0:
+      return line.slice(0, at) + line.slice(at + 1);
+    case 1:
+      return line.slice(0, at) + line.charAt(at) + line.slice(at);
+    case 2:
+      return line.slice(0, at) + random.pick(ODD_SPACES) + line.slice(at);
+    case 3:
+      return line.slice(0, at) + random.pick([' - ', ' ... ', '[', ']', ':', ' ok', ' F', 'PASSED ', ' FAILED', '✓ ', '(1 ms)', '.py:']) + line.slice(at);
+    default:
+      return random.chance(0.5) ? `${random.pick(ODD_SPACES)}${line}` : `${line}${random.pick(ODD_SPACES)}`;
+  }
+}
 
 const REPOSITORIES = Object.keys(PARSER_OF_REPOSITORY);
 
@@ -297,6 +317,8 @@ export function generateGradingCases(random: Random, count: number): GradingCase
     if (damage === 'noise') {
       body = body.flatMap((line) => (random.chance(0.25) ? [random.pick(NOISE), line] : [line]));
     }
+    if (damage === 'odd_spaces') body = body.map((line) => (random.chance(0.3) ? line.replaceAll(' ', random.pick(ODD_SPACES)) : line));
+    if (damage === 'mutated') body = body.map((line) => (random.chance(0.3) ? mutate(random, line) : line));
     if (damage === 'ansi') body = body.map((line) => (random.chance(0.5) ? `\u001b[${random.pick(['32', '31', '1', '0'])}m${line}\u001b[0m` : line));
     if (damage === 'empty') body = [];
     const pre = PRE.slice(0, random.int(0, PRE.length));

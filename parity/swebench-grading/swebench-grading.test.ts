@@ -48,7 +48,7 @@ describe('SWE-bench grading cases', () => {
     const cases = gradingCases({ parsers: {}, versions }, new Random(5), 2000);
     const parsers = new Set(cases.map((item) => item.kind.split(':')[0]));
     expect([...parsers].sort()).toEqual([...new Set(Object.values(PARSER_OF_REPOSITORY))].sort());
-    expect(new Set(cases.map((item) => item.kind.split(':')[1])).size).toBe(13);
+    expect(new Set(cases.map((item) => item.kind.split(":")[1])).size).toBe(15);
     expect(Object.keys(LOG_PARSERS).length).toBeGreaterThan(parsers.size);
   });
 });
