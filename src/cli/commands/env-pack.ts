@@ -5,8 +5,8 @@
  * with the keyword, the ngym peer range and the `ngym` field. Agents, model servers and environment servers the
  * config names come from ngym itself (the peer dependency), so they are not copied.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import * as z from 'zod';
 import { ENVIRONMENT_KEYWORD, installedNgymVersion } from '../../config/environment-packages.ts';
 import { loadGlobalConfig } from '../../config/global-config.ts';
@@ -15,6 +15,7 @@ import { NgymError } from '../../errors.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { readParameters } from '../command.ts';
 import { readWithIncludes } from '../gym/catalog.ts';
+import { importedPackages } from '../gym/environment.ts';
 import type { EnvArguments } from './env.ts';
 
 const Parameters = z.object({
@@ -51,6 +52,11 @@ function packEnvironment(environment: string, parameters: z.infer<typeof Paramet
   const inner = isDict(main) && isDict(main.resources_servers) ? Object.values(main.resources_servers).find(isDict) : undefined;
   const description = typeof inner?.description === 'string' ? inner.description : `The ${environment} environment`;
   const domain = typeof inner?.domain === 'string' ? [inner.domain] : [];
+  // The packages the servers import besides ngym, at the versions ngym itself depends on.
+  const ngymManifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const imported = [...new Set(servers.flatMap((server) => importedPackages(join(target, 'resources_servers', server))))].filter((name) => name !== 'ngym');
+  const unknown = imported.filter((name) => ngymManifest.dependencies[name] === undefined);
+  if (unknown.length > 0) throw new NgymError('NGYM_USAGE', `${environment}'s servers import ${unknown.join(', ')}, which ngym does not depend on; cannot tell which version to declare.`);
   const manifest = {
     name,
     version: parameters.version ?? ngymVersion,
@@ -59,6 +65,7 @@ function packEnvironment(environment: string, parameters: z.infer<typeof Paramet
     type: 'module',
     keywords: [ENVIRONMENT_KEYWORD, environment, ...domain],
     peerDependencies: { ngym: `^${ngymVersion}` },
+    dependencies: Object.fromEntries(imported.map((name) => [name, ngymManifest.dependencies[name] as string])),
     ngym: { environments: [environment], resources_servers: servers },
     files: ['environments', 'resources_servers', 'README.md'],
   };
@@ -75,6 +82,14 @@ function packEnvironment(environment: string, parameters: z.infer<typeof Paramet
       `Servers: ${servers.map((server) => `resources_servers/${server}`).join(', ')}; agents and model servers come from ngym.\n` +
       (existsSync(serverReadme) ? `\n${readFileSync(serverReadme, 'utf8')}` : ''),
   );
+  // The servers import 'ngym' and its dependencies: the folder sees this ngym's (as a developer's package sees what
+  // `npm install` put there), so `ngym env publish` can test and verify it here. npm never packs node_modules/.
+  mkdirSync(join(target, 'node_modules'), { recursive: true });
+  symlinkSync(PACKAGE_ROOT, join(target, 'node_modules', 'ngym'), 'dir');
+  for (const name of imported) {
+    mkdirSync(dirname(join(target, 'node_modules', name)), { recursive: true });
+    symlinkSync(join(PACKAGE_ROOT, 'node_modules', name), join(target, 'node_modules', name), 'dir');
+  }
   return target;
 }
 

@@ -15,7 +15,7 @@ import { NgymError } from '../../errors.ts';
 import { readParameters } from '../command.ts';
 import { readWithIncludes } from '../gym/catalog.ts';
 import { type EnvArguments, runNpm } from './env.ts';
-import { reportVerification, verifyExamples } from './env-verify.ts';
+import { REPLAY_CONFIG, reportVerification, verifyExamples } from './env-verify.ts';
 
 const Parameters = z.object({
   package_dirpath: z.string().min(1).default('.').describe('The package folder (holding package.json).'),
@@ -74,8 +74,9 @@ export async function publishCommand({ overrides, npmFlags }: EnvArguments): Pro
         }
       }
     }
-    // The config composes (its files found, its overrides valid) before anything runs.
-    loadGlobalConfig({ overrides: [`+config_paths=[${configFile}]`], cwd: root, envYamlPath: null });
+    // The config composes (its files found, its references to servers valid) before anything runs; replay_model
+    // stands in for the policy model the user will bring.
+    loadGlobalConfig({ overrides: [`+config_paths=[${configFile},${REPLAY_CONFIG}]`, '+policy_model.responses_api_models.replay_model.rollouts_jsonl_fpath=[]'], cwd: root, envYamlPath: null });
   }
   write(`  ok  tarball: ${files.size} files, ${megabytes.toFixed(2)} MB unpacked, data and example rollouts included\n  ok  configs load\n`);
 
@@ -92,7 +93,8 @@ export async function publishCommand({ overrides, npmFlags }: EnvArguments): Pro
   // The replayed rollouts go to a temporary folder: inside the package they would be published with it.
   const work = mkdtempSync(join(tmpdir(), 'ngym-publish-'));
   try {
-    for (const environment of found.field?.environments ?? []) reportVerification(await verifyExamples(environment, { cwd: root, outputDir: join(work, environment) }));
+    const environments = found.field?.environments ?? [];
+    if (environments.length > 0) reportVerification(await verifyExamples(environments, { cwd: root, outputDir: work }));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -2,7 +2,8 @@
  * `ngym env verify <environment>`: an environment's example rollouts collected again with replay and compared with
  * its recording. The environment (built in, in the project, or from an installed package) starts with replay_model
  * as the policy model over its recorded `<example>_rollouts.jsonl`; a model server it names besides the policy (a
- * judge) replays the model calls recorded inside those rollouts (`judge_evaluations`). Every agent's example rows
+ * judge) replays the model calls recorded inside those rollouts (`judge_evaluations`). Several environments start
+ * in one gym. Every agent's example rows
  * are collected one at a time, in order (replay answers identical requests in recorded order), and each reward
  * must equal a recorded reward of the same task. `ngym env publish` runs the same check.
  */
@@ -24,7 +25,7 @@ import { assetConfigPath } from '../gym/flags.ts';
 
 type Row = Record<string, unknown>;
 
-const REPLAY_CONFIG = join(PACKAGE_ROOT, 'responses_api_models', 'replay_model', 'configs', 'replay_model.yaml');
+export const REPLAY_CONFIG = join(PACKAGE_ROOT, 'responses_api_models', 'replay_model', 'configs', 'replay_model.yaml');
 const POLICY_MODEL = 'policy_model';
 /** The model server that stands in for an unset (`???`) model reference, such as a judge the user is to name. */
 const REPLAYED_JUDGE = 'replayed_judge_model';
@@ -66,6 +67,7 @@ function nestedModelCalls(rows: readonly Row[]): Row[] {
 }
 
 interface ExampleSet {
+  environment: string;
   agent: string;
   examples: string;
   recording: string;
@@ -97,7 +99,7 @@ function exampleSets(tree: ConfigDict, roots: readonly string[], environment: st
         if (examples === undefined) throw new NgymError('NGYM_INPUT_INVALID', `Environment '${environment}': its example data ${path} (agent ${instance}) is missing.`);
         const recording = join(dirname(examples), `${basename(examples, '.jsonl')}_rollouts.jsonl`);
         if (!existsSync(recording)) throw new NgymError('NGYM_INPUT_INVALID', `Environment '${environment}': ${relative(process.cwd(), examples)} has no recorded rollouts beside it (${basename(recording)}) to verify against.`);
-        sets.push({ agent: instance, examples, recording });
+        sets.push({ environment, agent: instance, examples, recording });
       }
     }
   }
@@ -106,13 +108,13 @@ function exampleSets(tree: ConfigDict, roots: readonly string[], environment: st
 }
 
 /** The `ngym run` overrides that start the environment with every model replayed. */
-function replayOverrides(configFile: string, tree: ConfigDict, sets: readonly ExampleSet[], workFolder: string): string[] {
+function replayOverrides(configFiles: readonly string[], tree: ConfigDict, sets: readonly ExampleSet[], workFolder: string): string[] {
   const recordings = [...new Set(sets.map((set) => set.recording))];
   const nested = join(workFolder, 'recorded_model_calls.jsonl');
   writeFileSync(nested, nestedModelCalls(recordings.flatMap(readRows)).map((row) => `${JSON.stringify(row)}\n`).join(''));
   const replay = (files: readonly string[]) => `{responses_api_models: {replay_model: {entrypoint: app.ts, rollouts_jsonl_fpath: [${files.map((file) => `'${file}'`).join(',')}], strict: false}}}`;
   const overrides = [
-    `+config_paths=[${configFile},${REPLAY_CONFIG}]`,
+    `+config_paths=[${[...configFiles, REPLAY_CONFIG].join(',')}]`,
     `+${POLICY_MODEL}.responses_api_models.replay_model.rollouts_jsonl_fpath=[${recordings.map((file) => `'${file}'`).join(',')}]`,
     '++head_server={host: 127.0.0.1, port: 0}',
   ];
@@ -129,6 +131,7 @@ function replayOverrides(configFile: string, tree: ConfigDict, sets: readonly Ex
 }
 
 export interface ExampleMismatch {
+  environment: string;
   agent: string;
   line: number;
   expected: number[];
@@ -136,15 +139,14 @@ export interface ExampleMismatch {
 }
 
 export interface VerifyResult {
-  environment: string;
-  /** `ngym`, `project`, or the installed package's `name@version`. */
-  source: string;
+  /** Each environment with where it comes from: `ngym`, `project`, or the installed package's `name@version`. */
+  environments: { name: string; source: string }[];
   rollouts: number;
   mismatches: ExampleMismatch[];
 }
 
 /** Compares collected rollouts with the recording: each reward must be one recorded for the same task. */
-function compare(agent: string, collected: readonly Row[], recorded: readonly Row[]): ExampleMismatch[] {
+function compare(set: ExampleSet, collected: readonly Row[], recorded: readonly Row[]): ExampleMismatch[] {
   const byTask = new Map<string, number[]>();
   for (const row of recorded) if (typeof row.reward === 'number') byTask.set(taskKey(row), [...(byTask.get(taskKey(row)) ?? []), row.reward]);
   const mismatches: ExampleMismatch[] = [];
@@ -153,24 +155,35 @@ function compare(agent: string, collected: readonly Row[], recorded: readonly Ro
     const index = expected.indexOf(row.reward as number);
     const line = typeof row._ng_task_index === 'number' ? row._ng_task_index + 1 : 0;
     if (index >= 0) expected.splice(index, 1);
-    else mismatches.push({ agent, line, expected: byTask.get(taskKey(row)) ?? [], got: typeof row.reward === 'number' ? row.reward : 'no reward' });
+    else mismatches.push({ environment: set.environment, agent: set.agent, line, expected: byTask.get(taskKey(row)) ?? [], got: typeof row.reward === 'number' ? row.reward : 'no reward' });
   }
   return mismatches;
 }
 
-/** Starts the environment with replay, collects every example row, compares; stops everything however it ends. */
-export async function verifyExamples(environment: string, options: { cwd?: string; outputDir: string; write?: (text: string) => void }): Promise<VerifyResult> {
+/**
+ * Starts the environments in one gym (so environments of several packages run side by side) with replay, collects
+ * every example row, compares; stops everything however it ends.
+ */
+export async function verifyExamples(environments: readonly string[], options: { cwd?: string; outputDir: string; write?: (text: string) => void }): Promise<VerifyResult> {
   const cwd = resolve(options.cwd ?? process.cwd());
   const write = options.write ?? ((text: string) => process.stdout.write(text));
-  const configFile = assetConfigPath('environment', environment, cwd);
-  const owner = packageOfPath(configFile, cwd);
-  const source = owner !== undefined ? `${owner.name}@${owner.version}` : dirname(dirname(dirname(configFile))) === cwd ? 'project' : 'ngym';
-  const tree = readWithIncludes(configFile, cwd);
-  const sets = exampleSets(tree, [owner?.root ?? cwd, ...defaultSearchRoots(cwd)], environment);
+  const configFiles: string[] = [];
+  const described: VerifyResult['environments'] = [];
+  const sets: ExampleSet[] = [];
+  let tree: ConfigDict = {};
+  for (const environment of environments) {
+    const configFile = assetConfigPath('environment', environment, cwd);
+    const owner = packageOfPath(configFile, cwd);
+    const ownTree = readWithIncludes(configFile, cwd);
+    configFiles.push(configFile);
+    described.push({ name: environment, source: owner !== undefined ? `${owner.name}@${owner.version}` : dirname(dirname(dirname(configFile))) === cwd ? 'project' : 'ngym' });
+    sets.push(...exampleSets(ownTree, [owner?.root ?? cwd, ...defaultSearchRoots(cwd)], environment));
+    tree = { ...tree, ...ownTree };
+  }
   const outputDir = resolve(cwd, options.outputDir);
   mkdirSync(outputDir, { recursive: true });
-  const globalConfig = loadGlobalConfig({ overrides: replayOverrides(configFile, tree, sets, outputDir), cwd, envYamlPath: null });
-  write(`Verifying ${environment} (${source}): its example rollouts replayed (replay_model; no LLM is called)...\n`);
+  const globalConfig = loadGlobalConfig({ overrides: replayOverrides(configFiles, tree, sets, outputDir), cwd, envYamlPath: null });
+  write(`Verifying ${described.map((one) => `${one.name} (${one.source})`).join(', ')}: example rollouts replayed (replay_model; no LLM is called)...\n`);
   const gym = await launch({ globalConfig, output: () => {} });
   const mismatches: ExampleMismatch[] = [];
   let rollouts = 0;
@@ -190,24 +203,25 @@ export async function verifyExamples(environment: string, options: { cwd?: strin
         progress: createProgressReporter(`Collecting ${set.agent}`, { intervalMs: 60_000 }),
       }).done();
       if (summary.failed > 0 || summary.invalidInputs.length > 0) {
-        throw new NgymError('NGYM_EXAMPLES_DIFFER', `${environment} (${source}): ${summary.failed} of its example rollouts of ${set.agent} failed (${summary.invalidInputs.length} invalid rows); see ${summary.paths?.failures}.`);
+        throw new NgymError('NGYM_EXAMPLES_DIFFER', `${set.environment}: ${summary.failed} of its example rollouts of ${set.agent} failed (${summary.invalidInputs.length} invalid rows); see ${summary.paths?.failures}.`);
       }
       const collected = readRows(outputPath);
       rollouts += collected.length;
-      mismatches.push(...compare(set.agent, collected, readRows(set.recording)));
+      mismatches.push(...compare(set, collected, readRows(set.recording)));
     }
   } finally {
     await gym.stop();
   }
-  return { environment, source, rollouts, mismatches };
+  return { environments: described, rollouts, mismatches };
 }
 
 /** Prints the result; throws NGYM_EXAMPLES_DIFFER when a reward differs from the recording. */
 export function reportVerification(result: VerifyResult, write: (text: string) => void = (text) => process.stdout.write(text)): void {
+  const names = result.environments.map((one) => `${one.name} (${one.source})`).join(', ');
   if (result.mismatches.length === 0) {
-    write(`${result.environment} (${result.source}): all ${result.rollouts} example rollouts re-verify with their recorded rewards.\n`);
+    write(`${names}: all ${result.rollouts} example rollouts re-verify with their recorded rewards.\n`);
     return;
   }
-  const lines = result.mismatches.map((mismatch) => `  ${mismatch.agent} example ${mismatch.line}: reward ${mismatch.got}, recorded ${mismatch.expected.length === 0 ? 'nothing for this task' : mismatch.expected.join(' or ')}`);
-  throw new NgymError('NGYM_EXAMPLES_DIFFER', `${result.environment} (${result.source}): ${result.mismatches.length} of ${result.rollouts} example rollouts no longer earn their recorded reward:\n${lines.join('\n')}`);
+  const lines = result.mismatches.map((mismatch) => `  ${mismatch.environment}: ${mismatch.agent} example ${mismatch.line}: reward ${mismatch.got}, recorded ${mismatch.expected.length === 0 ? 'nothing for this task' : mismatch.expected.join(' or ')}`);
+  throw new NgymError('NGYM_EXAMPLES_DIFFER', `${names}: ${result.mismatches.length} of ${result.rollouts} example rollouts no longer earn their recorded reward:\n${lines.join('\n')}`);
 }

@@ -144,7 +144,7 @@ async function verifyCommand(args: string[]): Promise<number> {
   const { words, overrides } = splitArguments(args);
   if (words.length === 0) throw new NgymError('NGYM_USAGE', 'ngym env verify needs an environment name: ngym env verify <environment> (gym list environments).');
   const { output_dirpath: outputDir } = readParameters(loadGlobalConfig({ overrides, envYamlPath: null }), VerifyParameters);
-  for (const environment of words) reportVerification(await verifyExamples(environment, { outputDir: join(outputDir, environment) }));
+  reportVerification(await verifyExamples(words, { outputDir }));
   return 0;
 }
 
@@ -163,7 +163,8 @@ folders it names. Once installed, \`gym env start --environment <name>\` and \`g
 
   ngym env add <package...> [--registry URL]   npm install it (recorded in package.json), check it, fetch its data
   ngym env search <words...> [--registry URL]  search the registry for environment packages
-  ngym env verify <environment...>             replay its example rollouts; rewards must equal the recording
+  ngym env verify <environment...>             start them in one gym, replay their example rollouts; rewards
+                                               must equal the recording
                                                [+output_dirpath=results/verify]
   ngym env publish [npm publish flags]         check the package in the working directory (or +package_dirpath),
                                                then npm publish [+max_package_mb=50] [+dry_run=true]

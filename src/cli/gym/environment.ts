@@ -64,13 +64,8 @@ export async function validateServers(args: string[], verb = 'valid'): Promise<n
 
 const PackagesParameters = z.object({ entrypoint: z.string().min(1) });
 
-/** The bare module specifiers a folder's TypeScript imports, with the version ngym's package.json pins. */
-export async function serverPackages(args: string[]): Promise<number> {
-  const globalConfig = loadGlobalConfig({ overrides: args, envYamlPath: null });
-  const { entrypoint } = readParameters(globalConfig, PackagesParameters);
-  const directory = [process.cwd(), PACKAGE_ROOT].map((root) => join(root, entrypoint)).find(existsSync);
-  if (directory === undefined) throw new NgymError('NGYM_USAGE', `No server folder ${entrypoint}.`);
-  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+/** The npm packages a server folder's TypeScript (tests aside) imports, sorted. */
+export function importedPackages(directory: string): string[] {
   const found = new Set<string>();
   const files = (readdirSync(directory, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.includes('node_modules'));
   for (const file of files) {
@@ -80,7 +75,17 @@ export async function serverPackages(args: string[]): Promise<number> {
       found.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] as string));
     }
   }
-  const packages = [...found].sort().map((name) => ({ name, version: name === 'ngym' ? 'this package' : (manifest.dependencies?.[name] ?? 'not a dependency of ngym') }));
+  return [...found].sort();
+}
+
+/** The bare module specifiers a folder's TypeScript imports, with the version ngym's package.json pins. */
+export async function serverPackages(args: string[]): Promise<number> {
+  const globalConfig = loadGlobalConfig({ overrides: args, envYamlPath: null });
+  const { entrypoint } = readParameters(globalConfig, PackagesParameters);
+  const directory = [process.cwd(), PACKAGE_ROOT].map((root) => join(root, entrypoint)).find(existsSync);
+  if (directory === undefined) throw new NgymError('NGYM_USAGE', `No server folder ${entrypoint}.`);
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const packages = importedPackages(directory).map((name) => ({ name, version: name === 'ngym' ? 'this package' : (manifest.dependencies?.[name] ?? 'not a dependency of ngym') }));
   if (globalConfig.resolvedValue(['json']) === true) write(`${JSON.stringify(packages, null, 2)}\n`);
   else write(`${packages.map((entry) => `${entry.name} ${entry.version}\n`).join('') || 'No packages besides Node.js built-ins.\n'}`);
   return 0;
