@@ -146,7 +146,7 @@ describe('ngym collect', () => {
     // A value of the wrong type is named as such, not as a missing parameter.
     const wrongType = await runCli(['collect', `+head_server.port=${new URL(gym.headUrl).port}`, '+input_jsonl_fpath=x.jsonl', '+output_jsonl_fpath=x.jsonl', '+num_repeats=abc']);
     expect(wrongType.code).toBe(1);
-    expect(wrongType.stderr).toBe('Error: Invalid parameters:\n  - +num_repeats: Input should be a valid number\n');
+    expect(wrongType.stderr).toBe('Error: Invalid parameters:\n  - +num_repeats: Input should be a valid integer, or a dict of integers keyed by agent\n');
   });
 
   it('prints the rollout health of its output at the end, unless +disable_health_check=true', async () => {

@@ -4,6 +4,8 @@
  */
 import { ServerClient } from '../client/server-client.ts';
 import { NgymError } from '../errors.ts';
+import { pythonStringRepr } from '../python-compat/python-json.ts';
+import { DEFAULT_AGENT_KEY } from './agent-routing.ts';
 import type { ProgressReporter } from './progress.ts';
 import type { HealthCheckOptions } from './rollout-health.ts';
 import type { PromptConfig } from './prompt-config.ts';
@@ -24,8 +26,23 @@ export interface CollectOptions {
   outputPath?: string;
   /** The agent every row runs on, overriding the rows' own `agent_ref` (upstream's `+agent_name`); a warning names each agent overridden. */
   agentName?: string | null;
+  /**
+   * Re-routing keyed by the `agent_ref.name` in the data (`{old_agent: new_agent}`); `_default` applies to every
+   * row with no entry of its own, rows without `agent_ref` included. `agentName` is short for `{_default: agentName}`.
+   */
+  agentMap?: Record<string, string> | null;
+  /** Runs each row whose `agent_ref.name` is a key once per listed agent, each copy with its own rollout indices. */
+  fanOut?: Record<string, string[]> | null;
   limit?: number | null;
-  numRepeats?: number;
+  /**
+   * Rollouts per row: a number, or a map keyed by the dispatched agent or by the row's own `agent_ref.name`
+   * (the dispatched agent wins), with `_default` for the rest; a row no entry matches stops the run before it starts.
+   */
+  numRepeats?: number | Record<string, number> | null;
+  /** Puts `seed: <rollout index>` in each rollout's `responses_create_params.metadata.extra_body` (vLLM honours it). */
+  numRepeatsAddSeed?: boolean;
+  /** Starts the rollouts round by round (every task's rollout 0, then every task's rollout 1: abcabc) instead of aabbcc. */
+  interleaveRepeats?: boolean;
   /** Rollouts in flight at once; null or 0 for no cap. */
   concurrency?: number | null;
   /**
@@ -83,10 +100,59 @@ export interface RolloutExecutor {
   close(): Promise<void>;
 }
 
-export function checkedRepeats(options: Pick<CollectOptions, 'numRepeats'>): number {
+/** How rows are routed and repeated, checked as upstream 0.7.0's config validators check it, before anything starts. */
+export interface RoutingPlan {
+  /** `agent_map` with `agent_name` folded in as its `_default`; undefined when neither is given. */
+  agentMap: Record<string, string> | undefined;
+  fanOut: Record<string, string[]> | undefined;
+  numRepeats: number | Record<string, number>;
+  /** The most rollouts one (row, agent) gets: what pass@k and mean@k go up to. */
+  maxRepeats: number;
+}
+
+export function checkedRouting(options: Pick<CollectOptions, 'agentName' | 'agentMap' | 'fanOut' | 'numRepeats'>): RoutingPlan {
   const numRepeats = options.numRepeats ?? 1;
-  if (!Number.isInteger(numRepeats) || numRepeats < 1) throw new NgymError('NGYM_USAGE', `num_repeats must be an integer >= 1, got ${numRepeats}.`);
-  return numRepeats;
+  let maxRepeats: number;
+  if (typeof numRepeats === 'number') {
+    if (!Number.isInteger(numRepeats) || numRepeats < 1) throw new NgymError('NGYM_USAGE', `num_repeats must be >= 1, got ${numRepeats}`);
+    maxRepeats = numRepeats;
+  } else {
+    const bad = Object.entries(numRepeats).filter(([, count]) => !Number.isInteger(count) || count < 1);
+    if (bad.length > 0) throw new NgymError('NGYM_USAGE', `num_repeats dict values must be >= 1, got ${pythonDict(bad)}`);
+    maxRepeats = Math.max(1, ...Object.values(numRepeats));
+  }
+  let agentMap = options.agentMap ?? undefined;
+  if (options.agentName) {
+    const existing = agentMap?.[DEFAULT_AGENT_KEY];
+    if (existing !== undefined && existing !== options.agentName) {
+      throw new NgymError(
+        'NGYM_USAGE',
+        `agent_name=${pythonStringRepr(options.agentName)} conflicts with agent_map._default=${pythonStringRepr(existing)}. Set only one of them.`,
+      );
+    }
+    agentMap = { ...agentMap, [DEFAULT_AGENT_KEY]: options.agentName };
+  }
+  const fanOut = options.fanOut ?? undefined;
+  for (const [key, agents] of Object.entries(fanOut ?? {})) {
+    if (agents.length === 0) {
+      throw new NgymError(
+        'NGYM_USAGE',
+        `fan_out[${pythonStringRepr(key)}] is an empty list, which would silently drop every matching row (zero rollouts collected). Remove the key, or list at least one agent.`,
+      );
+    }
+    const duplicates = [...new Set(agents.filter((agent, index) => agents.indexOf(agent) !== index))].sort();
+    if (duplicates.length > 0) {
+      throw new NgymError(
+        'NGYM_USAGE',
+        `fan_out[${pythonStringRepr(key)}] lists the same agent more than once: [${duplicates.map(pythonStringRepr).join(', ')}]. Each listed agent already runs every matching row; use num_repeats for repetition.`,
+      );
+    }
+  }
+  return { agentMap, fanOut, numRepeats, maxRepeats };
+}
+
+function pythonDict(entries: [string, number][]): string {
+  return `{${entries.map(([key, value]) => `${pythonStringRepr(key)}: ${value}`).join(', ')}}`;
 }
 
 /** The client given, or one for the head server's gym; undefined only when an executor runs the rollouts. */

@@ -114,6 +114,52 @@ describe('collectRollouts', () => {
     expect(summary.metrics.agents).toMatchObject({ left: { rollouts: 3, metrics: { reward: 1 } }, right: { rollouts: 3, metrics: { reward: 1 } } });
   });
 
+  it('routes as upstream 0.7.0: agent_map, fan_out with per-agent repeats, seeds per rollout, repeats interleaved', async () => {
+    const model = scriptedModel(({ input }) => [assistantMessage(questionOf(input as never).replace('q', 'a'))]);
+    gym = await startInProcessGym({ config: gymConfig(['left', 'right']), definitions: { policy_model: model.definition, left_env: quiz, right_env: quiz } });
+    const dir = folder();
+    const input = writeJsonl(join(dir, 'in.jsonl'), [
+      { ...rows(1)[0], agent_ref: { name: 'both' } },
+      { ...rows(2)[1], agent_ref: { name: 'old' } },
+    ]);
+    const warnings: string[] = [];
+    const summary = await collectRollouts({
+      client: gym.client,
+      input,
+      outputPath: join(dir, 'out.jsonl'),
+      agentMap: { old: 'right' },
+      fanOut: { both: ['left', 'right'] },
+      numRepeats: { left: 1, right: 2 },
+      numRepeatsAddSeed: true,
+      interleaveRepeats: true,
+      concurrency: 1,
+      warn: (message) => warnings.push(message),
+    }).done();
+    expect(summary.invalidInputs).toEqual([]);
+    const output = readJsonlRows(join(dir, 'out.jsonl'));
+    const key = (row: Record<string, unknown>) => `${(row.agent_ref as { name: string }).name}:${row._ng_task_index}/${row._ng_rollout_index}`;
+    expect(output.map(key).sort()).toEqual(['left:0/0', 'right:0/1', 'right:0/2', 'right:1/0', 'right:1/1']);
+    expect(output.every((row) => row.reward === 1)).toBe(true);
+    // By rollout index, each in input order (upstream's stable sort by _ng_rollout_index); the seed is that index.
+    expect(model.calls.map((call) => `${questionOf(call.input as never)}:${JSON.parse(String(call.params.metadata?.extra_body)).seed}`)).toEqual(['q0:0', 'q1:0', 'q0:1', 'q1:1', 'q0:2']);
+    expect(warnings).toEqual([expect.stringContaining("[('old', 'right')]")]);
+  });
+
+  it('refuses, before anything is written, an agent_map or fan_out naming an agent the gym lacks, in upstream words', async () => {
+    const model = scriptedModel(() => [assistantMessage('a0')]);
+    gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: quiz } });
+    const dir = folder();
+    const input = writeJsonl(join(dir, 'in.jsonl'), rows(1, () => ({ agent_ref: { name: 'quiz' } })));
+    await expect(collectRollouts({ client: gym.client, input, outputPath: join(dir, 'out.jsonl'), fanOut: { quiz: ['quiz', 'qiuz'] } }).done()).rejects.toThrow(
+      "Rows reference agents not present in the running config: 'qiuz' (did you mean 'quiz'?) [fan_out.quiz]. Include the agent's config in the run, or re-route with +agent_map/+agent_name.",
+    );
+    await expect(collectRollouts({ client: gym.client, input, outputPath: join(dir, 'out.jsonl'), agentName: 'quiz_env' }).done()).rejects.toThrow(
+      "'quiz_env' (exists but is not an agent instance)",
+    );
+    expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
+    expect(model.calls).toHaveLength(0);
+  });
+
   it('writes in (task, rollout) order with ordered, even when early tasks finish last', async () => {
     const model = scriptedModel(async ({ input }) => {
       const question = questionOf(input as never);

@@ -25,7 +25,9 @@ import { MetricsAccumulator, type RolloutMetrics } from '../metrics/rollout-metr
 import { configuredBudgetBytes } from '../util/memory-budget.ts';
 import { MemoryGate } from '../util/memory-gate.ts';
 import { Admission } from './admission.ts';
-import { checkedRepeats, type CollectOptions, connectClient } from './collect-options.ts';
+import { checkRoutingTargets } from './agent-routing.ts';
+import { checkRepeatsCoverage } from './check-routing.ts';
+import { checkedRouting, type CollectOptions, connectClient } from './collect-options.ts';
 import { CollectionTally } from './collection-tally.ts';
 import { CollectionTracing } from './collection-tracing.ts';
 import { estimateTotalAlongside } from './estimate-total.ts';
@@ -108,17 +110,23 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
 
   private async run(): Promise<CollectionSummary> {
     const options = this.options;
-    const numRepeats = checkedRepeats(options);
+    const routing = checkedRouting(options);
+    const numRepeats = routing.maxRepeats;
     // Checked before anything is opened: a budget that can never admit a rollout is a config error.
     const memory = collectorMemoryGate(options.memoryBudget, () => tally.report());
     const client = await connectClient(options);
+    if (client !== undefined) checkRoutingTargets(routing, client);
+    const warn = options.warn ?? ((message: string) => process.stderr.write(`${message}\n`));
+    const { input, limit, responsesCreateParams, prompt } = options;
+    const taskOptions = { input, routing, limit, responsesCreateParams, prompt, addSeed: options.numRepeatsAddSeed, onWarning: warn };
+    const router = await checkRepeatsCoverage(taskOptions, routing);
     const tracing = await CollectionTracing.start(client);
     const executor = options.executor;
     const paths = options.outputPath === undefined ? undefined : outputPathsFor(options.outputPath);
     const progress = options.progress ?? new SilentReporter();
     const inputFields = new Set<string>();
     const metrics = new MetricsAccumulator({ numRepeats, passThreshold: options.passThreshold, inputFields });
-    const files = paths === undefined ? undefined : await openOutputFiles(paths, options, numRepeats, metrics);
+    const files = paths === undefined ? undefined : await openOutputFiles(paths, options, routing, metrics);
     const tally = new CollectionTally(metrics, progress);
     const stalls = startStallHandling(options, this.signal);
     const writer = new OutcomeWriter(files, options, this.signal);
@@ -128,9 +136,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     progress.start(undefined);
     await executor?.start(files?.runId ?? randomUUID(), files?.resumed ?? false);
     estimateTotalAlongside(options, numRepeats, progress);
-    const { input, agentName, limit, responsesCreateParams, prompt } = options;
-    const warn = options.warn ?? ((message: string) => process.stderr.write(`${message}\n`));
-    const tasks = readTasks({ input, agentName, limit, numRepeats, responsesCreateParams, prompt, onInvalid: (invalid) => tally.countInvalid(invalid), onWarning: warn });
+    const tasks = readTasks({ ...taskOptions, router, onInvalid: (invalid) => tally.countInvalid(invalid) });
     try {
       await launchRollouts({
         tasks,
@@ -144,6 +150,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
         runner: executor === undefined ? new RetryingRunner(client as ServerClient, options, stalls.watch, this.signal) : executorRunner(executor),
         recorder: new OutcomeRecorder(tally, writer, this.outcomes, this.signal),
         tracing,
+        interleave: options.interleaveRepeats,
       });
     } finally {
       await tracing.end();

@@ -47,8 +47,9 @@ export class CollectionTally {
     if (this.invalidInputs.length < MAX_REPORTED_INVALID) this.invalidInputs.push(invalid);
   }
 
+  /** A row fanned out to several agents opens its task once per agent. */
   openTask(task: Task): void {
-    this.unsettled.set(task.taskIndex, task.rollouts);
+    this.unsettled.set(task.taskIndex, (this.unsettled.get(task.taskIndex) ?? 0) + task.rollouts);
   }
 
   countSkipped(taskIndex: number): void {

@@ -2,6 +2,9 @@
  * Launching the rollouts: each task of the input is routed to its agent, then each of its rollouts is
  * skipped (an earlier run completed it), not started (the run is stopping) or started once admitted. They
  * run concurrently and are recorded as they finish; this resolves when the last one is recorded.
+ *
+ * Rollouts start task by task (aabbcc), or with `interleave` round by round (abcabc: every rollout 0 in input
+ * order, then every rollout 1, ...), which needs every task in hand first, as upstream holds them.
  */
 import type { ServerClient } from '../client/server-client.ts';
 import { describeError } from '../errors.ts';
@@ -41,37 +44,71 @@ export interface Launch {
   runner: RolloutRunner;
   recorder: OutcomeRecorder;
   tracing: CollectionTracing;
+  /** Start the rollouts by rollout index (upstream's interleave_repeats). */
+  interleave?: boolean;
+}
+
+interface PlannedRollout {
+  task: Task;
+  rolloutIndex: number;
+  /** The task's first rollout in launch order: the task is opened then. */
+  opens: boolean;
+}
+
+async function* inOrder(tasks: AsyncIterable<Task>, interleave: boolean): AsyncGenerator<PlannedRollout> {
+  if (!interleave) {
+    for await (const task of tasks) {
+      for (let offset = 0; offset < task.rollouts; offset++) yield { task, rolloutIndex: task.firstRollout + offset, opens: offset === 0 };
+    }
+    return;
+  }
+  const held: Task[] = [];
+  for await (const task of tasks) held.push(task);
+  const end = Math.max(0, ...held.map((task) => task.firstRollout + task.rollouts));
+  // By rollout index, each index in input order: upstream's stable sort of its rows by _ng_rollout_index.
+  for (let rolloutIndex = 0; rolloutIndex < end; rolloutIndex++) {
+    for (const task of held) {
+      if (rolloutIndex >= task.firstRollout && rolloutIndex < task.firstRollout + task.rollouts) yield { task, rolloutIndex, opens: rolloutIndex === task.firstRollout };
+    }
+  }
+}
+
+/** The tasks whose agent this gym has; the others are invalid input lines. */
+async function* routable(launch: Launch): AsyncGenerator<Task> {
+  for await (const task of launch.tasks) {
+    try {
+      launch.client?.url(task.agent);
+    } catch (error) {
+      launch.tally.countInvalid({ line: task.line, reason: describeError(error) });
+      continue;
+    }
+    yield task;
+  }
 }
 
 export async function launchRollouts(launch: Launch): Promise<void> {
   const { tally, admission } = launch;
   const inFlight = new Set<Promise<void>>();
-  for await (const task of launch.tasks) {
-    for (const key of Object.keys(task.row)) launch.inputFields.add(key);
-    try {
-      launch.client?.url(task.agent);
-    } catch (error) {
-      tally.countInvalid({ line: task.line, reason: describeError(error) });
+  for await (const { task, rolloutIndex, opens } of inOrder(routable(launch), launch.interleave === true)) {
+    if (opens) {
+      for (const key of Object.keys(task.row)) launch.inputFields.add(key);
+      tally.openTask(task);
+    }
+    if (launch.done?.has(task.taskIndex, rolloutIndex)) {
+      tally.countSkipped(task.taskIndex);
       continue;
     }
-    tally.openTask(task);
-    for (let rolloutIndex = 0; rolloutIndex < task.rollouts; rolloutIndex++) {
-      if (launch.done?.has(task.taskIndex, rolloutIndex)) {
-        tally.countSkipped(task.taskIndex);
-        continue;
-      }
-      if (launch.signal.stopping || !(await admission.admit())) {
-        tally.countNotStarted();
-        continue;
-      }
-      launch.writer.reservePlace(task.taskIndex, rolloutIndex);
-      const running = launch.tracing.rollout(task.taskIndex, rolloutIndex, () => launch.runner.run(task, rolloutIndex)).then((finished) => {
-        admission.release();
-        launch.recorder.record(task, rolloutIndex, finished);
-      });
-      inFlight.add(running);
-      void running.finally(() => inFlight.delete(running));
+    if (launch.signal.stopping || !(await admission.admit())) {
+      tally.countNotStarted();
+      continue;
     }
+    launch.writer.reservePlace(task.taskIndex, rolloutIndex);
+    const running = launch.tracing.rollout(task.taskIndex, rolloutIndex, () => launch.runner.run(task, rolloutIndex)).then((finished) => {
+      admission.release();
+      launch.recorder.record(task, rolloutIndex, finished);
+    });
+    inFlight.add(running);
+    void running.finally(() => inFlight.delete(running));
   }
   await Promise.all(inFlight);
 }

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { dirname, resolve } from 'node:path';
 import { NgymError } from '../errors.ts';
 import type { MetricsAccumulator } from '../metrics/rollout-metrics.ts';
-import type { CollectOptions } from './collect-options.ts';
+import type { CollectOptions, RoutingPlan } from './collect-options.ts';
 import {
   checkResumable,
   CompletedRollouts,
@@ -31,8 +31,8 @@ export interface OutputFiles {
 
 export async function openOutputFiles(
   paths: OutputPaths,
-  options: Pick<CollectOptions, 'input' | 'resume' | 'overwrite' | 'limit' | 'agentName' | 'responsesCreateParams'>,
-  numRepeats: number,
+  options: Pick<CollectOptions, 'input' | 'resume' | 'overwrite' | 'limit' | 'agentName' | 'responsesCreateParams' | 'numRepeatsAddSeed'>,
+  routing: RoutingPlan,
   metrics: MetricsAccumulator,
 ): Promise<OutputFiles> {
   const exists = existsSync(paths.output) && statSync(paths.output).size > 0;
@@ -46,9 +46,12 @@ export async function openOutputFiles(
     input: typeof options.input === 'string' ? options.input : '(rows passed in code)',
     input_size: 0,
     input_fingerprint: '',
-    num_repeats: numRepeats,
+    num_repeats: routing.numRepeats,
     limit: options.limit ?? null,
     agent_name: options.agentName ?? null,
+    agent_map: routing.agentMap ?? null,
+    fan_out: routing.fanOut ?? null,
+    num_repeats_add_seed: options.numRepeatsAddSeed === true,
     responses_create_params: options.responsesCreateParams ?? {},
     started_at: new Date().toISOString(),
   };

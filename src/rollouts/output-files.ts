@@ -242,9 +242,13 @@ export interface RunManifest {
   input: string;
   input_size: number;
   input_fingerprint: string;
-  num_repeats: number;
+  num_repeats: number | Record<string, number>;
   limit: number | null;
   agent_name: string | null;
+  /** Absent from manifests written before ngym took these knobs: read as their defaults. */
+  agent_map?: Record<string, string> | null;
+  fan_out?: Record<string, string[]> | null;
+  num_repeats_add_seed?: boolean;
   responses_create_params: Record<string, unknown>;
   started_at: string;
 }
@@ -274,9 +278,20 @@ export function checkResumable(previous: RunManifest, current: RunManifest, mani
   else if (previous.input_size !== current.input_size || previous.input_fingerprint !== current.input_fingerprint) {
     differences.push(`the input file ${current.input} changed since the run started`);
   }
-  if (previous.num_repeats !== current.num_repeats) differences.push(`num_repeats was ${previous.num_repeats}, now ${current.num_repeats}`);
-  if (previous.limit !== current.limit) differences.push(`limit was ${previous.limit}, now ${current.limit}`);
-  if (previous.agent_name !== current.agent_name) differences.push(`agent_name was ${previous.agent_name}, now ${current.agent_name}`);
+  const shown = (value: unknown) => (typeof value === 'string' || value === null ? String(value) : JSON.stringify(value));
+  // A manifest from before agent_map was recorded has only agent_name, which is its _default.
+  const effective = (manifest: RunManifest) => ({ ...manifest, agent_map: manifest.agent_map ?? (manifest.agent_name ? { _default: manifest.agent_name } : null) });
+  const compare = (key: 'num_repeats' | 'limit' | 'agent_map' | 'fan_out' | 'num_repeats_add_seed', fallback: unknown) => {
+    const before = effective(previous)[key] ?? fallback;
+    const now = effective(current)[key] ?? fallback;
+    if (JSON.stringify(before) !== JSON.stringify(now)) differences.push(`${key} was ${shown(before)}, now ${shown(now)}`);
+  };
+  compare('num_repeats', 1);
+  compare('limit', null);
+  // agent_name is folded into agent_map (its _default): the map says where rows went.
+  compare('agent_map', null);
+  compare('fan_out', null);
+  compare('num_repeats_add_seed', false);
   if (JSON.stringify(previous.responses_create_params) !== JSON.stringify(current.responses_create_params)) {
     differences.push('the responses_create_params overrides changed');
   }

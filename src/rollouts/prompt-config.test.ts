@@ -59,7 +59,7 @@ describe('prompt configs', () => {
     const invalid: InvalidInput[] = [];
     const prompt = readPromptConfig(promptFile('user: "Q: {question}"\n'));
     const tasks = [];
-    for await (const task of readTasks({ input: path, agentName: 'agent', numRepeats: 2, prompt, onInvalid: (entry) => invalid.push(entry), onWarning: () => {} })) tasks.push(task);
+    for await (const task of readTasks({ input: path, routing: { agentMap: { _default: 'agent' }, fanOut: undefined, numRepeats: 2 }, prompt, onInvalid: (entry) => invalid.push(entry), onWarning: () => {} })) tasks.push(task);
     expect(tasks.map((task) => [task.taskIndex, task.line, task.rollouts, task.row.responses_create_params])).toEqual([
       [0, 1, 4, { input: [{ role: 'user', content: 'Q: one' }] }],
       [1, 5, 2, { input: [{ role: 'user', content: 'Q: three' }] }],

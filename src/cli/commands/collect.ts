@@ -6,7 +6,7 @@ import { type GlobalConfig, loadGlobalConfig } from '../../config/global-config.
 import { MemoryBudgetValue } from '../../config/schemas.ts';
 import { benchmarkRoots, findUnderRoots } from '../../data/benchmarks.ts';
 import { collectionPrompt } from '../../data/collection-prompt.ts';
-import { describeError } from '../../errors.ts';
+import { describeError, NgymError } from '../../errors.ts';
 import { recordCollection } from '../../exporters/record-collection.ts';
 import { trackingSettings } from '../../exporters/tracking-config.ts';
 import { type CollectionSummary, collectRollouts, DEFAULT_STALL_TIMEOUT_SECONDS } from '../../rollouts/collect.ts';
@@ -20,11 +20,32 @@ import { readElsewhere } from '../parameters.ts';
 import { queueExecutor } from './collect-queue.ts';
 
 const Parameters = z.object({
-  agent_name: z.string().min(1).nullable().optional().describe("Agent instance every row runs on, overriding any agent_ref in the data (a warning lists what it overrode)."),
+  agent_name: z
+    .string()
+    .min(1)
+    .nullable()
+    .optional()
+    .describe('Agent instance every row runs on, overriding any agent_ref in the data (a warning lists what it overrode); short for agent_map._default.'),
+  agent_map: z
+    .record(z.string(), z.string().min(1))
+    .nullable()
+    .default(null)
+    .describe("Re-routing keyed by the agent_ref.name in the data ({old_agent: new_agent}); _default applies to every row without an entry. Precedence: agent_map[row's agent] > agent_map._default > the row's agent_ref."),
+  fan_out: z
+    .record(z.string(), z.array(z.string().min(1)))
+    .nullable()
+    .default(null)
+    .describe("Run each row whose agent_ref.name is a key once per listed agent ({key: [agent_a, agent_b]}); each copy has its own rollout indices and repeats."),
   input_jsonl_fpath: z.string().min(1).describe('Dataset JSONL (one row per task); streamed.'),
   output_jsonl_fpath: z.string().min(1).describe('Where the rollouts are written.'),
   limit: z.number().int().min(0).nullable().default(null).describe('Only the first N rows (null: all).'),
-  num_repeats: z.number().int().min(1).nullable().default(1).describe('Rollouts per row.'),
+  num_repeats: z
+    .union([z.number().int(), z.record(z.string(), z.number().int())], { error: 'Input should be a valid integer, or a dict of integers keyed by agent' })
+    .nullable()
+    .default(1)
+    .describe("Rollouts per row: a number, or a map keyed by the dispatched agent or the row's own agent_ref.name (the dispatched agent wins), _default for the rest."),
+  num_repeats_add_seed: z.boolean().default(false).describe('Put seed=<rollout index> in each rollout\'s responses_create_params.metadata.extra_body (honoured by vLLM model servers).'),
+  interleave_repeats: z.boolean().default(false).describe('Start the repeats round by round (abcabc) instead of task by task (aabbcc); holds every task in memory.'),
   num_samples_in_parallel: z
     .number()
     .int()
@@ -43,7 +64,8 @@ const Parameters = z.object({
     .optional()
     .describe("Prompt YAML (user:, system: templates with {field} placeholders) that builds each row's input; default: the prompt_config of the dataset declared for the input file."),
   ordered: z.boolean().default(false).describe('Write rollouts in (task, rollout) order instead of completion order.'),
-  resume: z.boolean().default(false).describe('Continue an interrupted run: skip rollouts already in the output.'),
+  resume: z.boolean().optional().meta({ description: 'Continue an interrupted run: skip rollouts already in the output (alias resume_from_cache).', shownDefault: 'false' }),
+  resume_from_cache: z.boolean().optional().meta({ aliasOf: 'resume' }),
   overwrite: z.boolean().default(false).describe('Replace an existing output file (and its failures and metrics).'),
   max_retries: z.number().int().min(0).default(3).describe('Retries of a failed rollout (connection, timeout, 5xx, judge failure).'),
   retry_delay_seconds: z.number().min(0).default(1).describe('First retry delay; doubles per retry (capped at 30 s).'),
@@ -73,6 +95,14 @@ const Parameters = z.object({
     .default('stop')
     .describe('Then: report (keep waiting), fail (record its rollouts in flight as failures, go on) or stop (record them, start nothing new).'),
 });
+
+/** `+resume` or upstream's `+resume_from_cache`: the same switch; two different values are a mistake to point out. */
+function resumeOf(parameters: { resume?: boolean; resume_from_cache?: boolean }): boolean {
+  if (parameters.resume !== undefined && parameters.resume_from_cache !== undefined && parameters.resume !== parameters.resume_from_cache) {
+    throw new NgymError('NGYM_USAGE', `+resume=${parameters.resume} and +resume_from_cache=${parameters.resume_from_cache} disagree; they are one switch (resume_from_cache is upstream's name): give one.`);
+  }
+  return parameters.resume ?? parameters.resume_from_cache ?? false;
+}
 
 /** Jobs one distributed collector keeps in the queue when +num_samples_in_parallel does not say. */
 const DEFAULT_QUEUE_IN_FLIGHT = 1024;
@@ -190,16 +220,20 @@ Example:
       input,
       outputPath: parameters.output_jsonl_fpath,
       agentName: parameters.agent_name,
+      agentMap: parameters.agent_map,
+      fanOut: parameters.fan_out,
       limit: parameters.limit,
-      // An explicit +num_repeats=null means collectRollouts' own default, as an absent one does.
-      numRepeats: parameters.num_repeats ?? undefined,
+      // An explicit +num_repeats=null means collectRollouts' own default, as an absent one does (upstream's too).
+      numRepeats: parameters.num_repeats,
+      numRepeatsAddSeed: parameters.num_repeats_add_seed,
+      interleaveRepeats: parameters.interleave_repeats,
       concurrency: parameters.num_samples_in_parallel ?? (queue === undefined ? null : DEFAULT_QUEUE_IN_FLIGHT),
       // MemoryBudgetValue refused numbers (no unit): what is left is a string or null.
       memoryBudget: parameters.memory_budget as string | null | undefined,
       responsesCreateParams: parameters.responses_create_params,
       prompt: prompt?.prompt,
       ordered: parameters.ordered,
-      resume: parameters.resume,
+      resume: resumeOf(parameters),
       overwrite: parameters.overwrite,
       maxRetries: parameters.max_retries,
       retryDelayMs: parameters.retry_delay_seconds * 1000,
