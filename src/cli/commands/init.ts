@@ -311,7 +311,7 @@ interface ScaffoldResult {
 }
 
 /** Writes the environment into `<cwd>/resources_servers/<name>` (via a staging folder, so a failure leaves nothing behind). */
-async function scaffoldResourcesServer(name: string, cwd: string): Promise<ScaffoldResult> {
+export async function scaffoldResourcesServer(name: string, cwd: string): Promise<ScaffoldResult> {
   const directory = resolve(cwd, 'resources_servers', name);
   const staging = resolve(cwd, 'resources_servers', `.${name}.ngym-init`);
   rmSync(staging, { recursive: true, force: true });
@@ -363,11 +363,18 @@ simple_agent with train/validation/example datasets), README.md, and data/: five
 metrics, and five example rollouts recorded with a scripted model. Nothing is overwritten: an existing
 folder is left alone.
 
+With --package, writes a new folder env-<name>/ instead: an environment package (package.json with the
+ngym field, environments/<name>/config.yaml, the server above, README, CI), ready for \`ngym env publish\`;
++package_name=@team/env-<name> and +output_dirpath=<folder> name it (docs/environments/packages.md).
+
 Example:
   ngym init +entrypoint=resources_servers/my_env
-  ngym test +entrypoint=resources_servers/my_env`,
+  ngym test +entrypoint=resources_servers/my_env
+  ngym init --package +entrypoint=resources_servers/my_env +package_name=@team/env-my-env`,
   parameters: Parameters,
   async run(args) {
+    // `--package`: the environment as an npm package folder (init-package.ts).
+    if (args.includes('--package')) return (await import('./init-package.ts')).initPackage(args.filter((arg) => arg !== '--package'));
     const cwd = process.cwd();
     const { entrypoint } = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), Parameters);
     const target = resolve(cwd, entrypoint);
