@@ -28,12 +28,12 @@ export interface GradeSwebenchLogInput {
   parser?: LogParserName;
 }
 
-export interface TestGroupResult {
+interface TestGroupResult {
   success: string[];
   failure: string[];
 }
 
-export interface TestsStatus {
+interface TestsStatus {
   FAIL_TO_PASS: TestGroupResult;
   PASS_TO_PASS: TestGroupResult;
   /** Always empty: swebench's report lists these groups without computing them. */
@@ -58,7 +58,7 @@ export interface SwebenchGradeReport {
   log_parser: LogParserName;
 }
 
-export interface LogsEvaluation {
+interface LogsEvaluation {
   /** Test name to status word, in the order the log first named each test. */
   statuses: Map<string, string>;
   /** False when the log shows the run never produced gradable test output (swebench's `found`). */
@@ -67,7 +67,7 @@ export interface LogsEvaluation {
 }
 
 /** The repository's parser, or the one named; a clear error for a repository swebench has no parser for. */
-export function logParserFor(instance: Pick<SwebenchInstance, 'repo'>, parser?: LogParserName): LogParserName {
+function logParserFor(instance: Pick<SwebenchInstance, 'repo'>, parser?: LogParserName): LogParserName {
   if (parser !== undefined) {
     if (!Object.hasOwn(LOG_PARSERS, parser)) throw new NgymError('NGYM_INVALID_REQUEST', `Unknown SWE-bench log parser ${JSON.stringify(parser)}; known: ${Object.keys(LOG_PARSERS).join(', ')}`, { status: 422 });
     return parser;
@@ -107,7 +107,7 @@ const failed = (status: string | undefined): boolean => status === undefined || 
  * FAILED or ERROR; any other status (SKIPPED, a raw word such as `XPASS`) puts it in neither list. Fail-only
  * repositories count a test failed only when its status is FAILED.
  */
-export function testsReport(statuses: ReadonlyMap<string, string>, failToPass: readonly string[], passToPass: readonly string[], failOnly = false): TestsStatus {
+function testsReport(statuses: ReadonlyMap<string, string>, failToPass: readonly string[], passToPass: readonly string[], failOnly = false): TestsStatus {
   const group = (tests: readonly string[]): TestGroupResult => {
     const result: TestGroupResult = { success: [], failure: [] };
     for (const test of tests) {
@@ -128,7 +128,7 @@ const shareSucceeded = (group: TestGroupResult): number => {
 };
 
 /** swebench's `get_resolution_status`: FULL when both groups fully succeed, PARTIAL when some FAIL_TO_PASS do and all PASS_TO_PASS do. */
-export function resolutionStatus(report: TestsStatus): ResolvedStatusValue {
+function resolutionStatus(report: TestsStatus): ResolvedStatusValue {
   const failToPass = shareSucceeded(report.FAIL_TO_PASS);
   const passToPass = shareSucceeded(report.PASS_TO_PASS);
   if (failToPass === 1 && passToPass === 1) return ResolvedStatus.FULL;
@@ -137,7 +137,7 @@ export function resolutionStatus(report: TestsStatus): ResolvedStatusValue {
 }
 
 /** A test list from a row: an array of names, or the JSON string of one. */
-export function testList(value: string | readonly string[], field: string, instanceId: string): readonly string[] {
+function testList(value: string | readonly string[], field: string, instanceId: string): readonly string[] {
   if (typeof value !== 'string') return value;
   let parsed: unknown;
   try {

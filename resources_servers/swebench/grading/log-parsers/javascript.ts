@@ -8,7 +8,7 @@ import { TestStatus } from '../constants.ts';
 import { countOf, group, indentOf, type LogParser, LogParserError, reFinditer, reMatch, reRemove, reSearch } from './python-text.ts';
 
 /** ANSI escape sequences removed (colour codes, cursor moves), as swebench's `ansi_escape`. */
-export function removeAnsiEscapes(text: string): string {
+function removeAnsiEscapes(text: string): string {
   return reRemove(String.raw`\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])`, text);
 }
 

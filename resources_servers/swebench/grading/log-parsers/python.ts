@@ -12,28 +12,27 @@ import { item, type LogParser, reFinditer, reRemove, reSearch } from './python-t
 const startsWithStatus = (line: string): boolean => TEST_STATUS_WORDS.some((word) => line.startsWith(word));
 const endsWithStatus = (line: string): boolean => TEST_STATUS_WORDS.some((word) => line.endsWith(word));
 
-/** `-rA` summary lines: the status word, then the test id; a FAILED line's ` - message` joins the id's line. */
-export const parsePytest: LogParser = (log) => {
-  const statuses = new Map<string, string>();
+/** `-rA` summary lines as (status word, test id): a FAILED line's ` - message` joins the id's line first, as swebench reads it. */
+function* summaryEntries(log: string): Generator<[status: string, id: string]> {
   for (let line of log.split('\n')) {
     if (!startsWithStatus(line)) continue;
     if (line.startsWith(TestStatus.FAILED)) line = line.replaceAll(' - ', ' ');
     const parts = pythonSplit(line);
-    if (parts.length <= 1) continue;
-    statuses.set(parts[1] as string, parts[0] as string);
+    if (parts.length > 1) yield [parts[0] as string, parts[1] as string];
   }
+}
+
+/** `-rA` summary lines: the status word, then the test id. */
+export const parsePytest: LogParser = (log) => {
+  const statuses = new Map<string, string>();
+  for (const [status, id] of summaryEntries(log)) statuses.set(id, status);
   return statuses;
 };
 
 /** As parsePytest, with a parametrize id that is an absolute path shortened to its last component. */
 export const parsePytestOptions: LogParser = (log) => {
   const statuses = new Map<string, string>();
-  for (let line of log.split('\n')) {
-    if (!startsWithStatus(line)) continue;
-    if (line.startsWith(TestStatus.FAILED)) line = line.replaceAll(' - ', ' ');
-    const parts = pythonSplit(line);
-    if (parts.length <= 1) continue;
-    const id = parts[1] as string;
+  for (const [status, id] of summaryEntries(log)) {
     const withOption = reSearch(String.raw`(.*?)\[(.*)\]`, id);
     let name = id;
     if (withOption !== null) {
@@ -41,7 +40,7 @@ export const parsePytestOptions: LogParser = (log) => {
       const option = found.startsWith('/') && !found.startsWith('//') && !found.includes('*') ? `/${found.split('/').at(-1)}` : found;
       name = `${main}[${option}]`;
     }
-    statuses.set(name, parts[0] as string);
+    statuses.set(name, status);
   }
   return statuses;
 };
