@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { printCatalog } from '../cli/gym/catalog.ts';
 import { assetConfigPath } from '../cli/gym/flags.ts';
+import { locateServer } from '../gym/hosting.ts';
 import { locateAndValidate } from '../gym/launcher.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
 import { checkEnvironmentPackage, environmentPackages, installedNgymVersion } from './environment-packages.ts';
 import { loadGlobalConfig } from './global-config.ts';
-import { defaultSearchRoots, findServerDirectory } from './server-instances.ts';
+import { defaultSearchRoots, findServerDirectory, type ServerInstance } from './server-instances.ts';
 
 const NGYM = installedNgymVersion();
 
@@ -145,6 +146,17 @@ describe('installed environment packages', () => {
     let listing = '';
     printCatalog({ type: 'environments', json: false }, (text) => (listing += text), cwd);
     expect(listing).toMatch(/^foo\s+@team\/env-foo@1\.0\.0\s+UNUSABLE: Two installed packages provide environments\/foo/m);
+  });
+
+  it('runs a Python-hosted server of a package (app.py with requirements.txt) as upstream\'s Python servers run', () => {
+    const cwd = project({ name: '@team/env-foo' });
+    const server = join(cwd, 'node_modules', '@team', 'env-foo', 'resources_servers', 'py_foo');
+    mkdirSync(server);
+    writeFileSync(join(server, 'app.py'), '# an upstream-style server\n');
+    writeFileSync(join(server, 'requirements.txt'), 'nemo-gym\n');
+    const globalConfig = loadGlobalConfig({ overrides: ['+py_foo={resources_servers: {py_foo: {entrypoint: app.py, domain: other}}}'], cwd, envYamlPath: null });
+    const location = locateServer(globalConfig, globalConfig.servers[0] as ServerInstance);
+    expect(location).toMatchObject({ directory: server, language: 'python' });
   });
 
   it('ignores plain libraries and a project without package.json', () => {
