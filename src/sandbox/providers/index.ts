@@ -24,5 +24,14 @@ export {
   type SandboxStatus,
 } from './contract.ts';
 export { type DockerBox, DockerSandboxProvider, type ProviderRuntimeOptions } from './docker/docker-provider.ts';
+export { type LocalBox, LocalSandboxProvider } from './local/local-provider.ts';
+export {
+  type ConfiguredSandboxProvider,
+  createSandboxProvider,
+  registerSandboxProvider,
+  type SandboxProviderFactory,
+  sandboxProviderFor,
+  sandboxProviderNames,
+} from './registry.ts';
 export { DEFAULT_EXEC_TIMEOUT_S, ProviderSandbox, type ProviderSandboxOptions } from './provider-sandbox.ts';
 export { currentRunId, RUN_ID_ENV } from './run-identity.ts';

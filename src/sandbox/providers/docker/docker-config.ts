@@ -100,7 +100,9 @@ function takeFlag(args: readonly string[], index: number, booleans: ReadonlySet<
 }
 
 const RUN_BOOLEAN_FLAGS = new Set(['--privileged', '--read-only', '--init', '--rm']);
-const RUN_FLAGS = ['--network/--net', '--cap-add', '--cap-drop', '--security-opt', '--shm-size', '--ulimit', '--tmpfs', '-v/--volume', '-e/--env', '--add-host', '--dns', '--device', '--pids-limit', '-m/--memory', '--memory-swap', '--cpus', '-u/--user', '-w/--workdir', '-h/--hostname', '-l/--label', '--ipc', '--gpus', '--privileged', '--read-only', '--init'];
+const RUN_FLAGS: readonly string[] = ['--network/--net', '--cap-add', '--cap-drop', '--security-opt', '--shm-size', '--ulimit', '--tmpfs', '-v/--volume', '-e/--env', '--add-host', '--dns', '--device', '--pids-limit', '-m/--memory', '--memory-swap', '--cpus', '-u/--user', '-w/--workdir', '-h/--hostname', '-l/--label', '--ipc', '--gpus', '--privileged', '--read-only', '--init'];
+
+const KNOWN_RUN_FLAGS = new Set(RUN_FLAGS.flatMap((flag) => flag.split('/')));
 
 /** Reads `docker run` flags (upstream's `extra_run_args`, `provider_options.run_args`) into a container body. */
 export function applyRunArgs(body: Partial<ContainerBody>, args: readonly string[], where: string): void {
@@ -109,6 +111,9 @@ export function applyRunArgs(body: Partial<ContainerBody>, args: readonly string
   for (let index = 0; index < args.length; ) {
     const [flag, value, used] = takeFlag(args, index, RUN_BOOLEAN_FLAGS);
     index += used;
+    if (!KNOWN_RUN_FLAGS.has(flag)) {
+      throw new ConfigError('NGYM_CONFIG_INVALID', `${where}: the docker run flag ${flag} is not one ngym's docker provider reads (it talks to the Engine API, not the CLI). It reads: ${RUN_FLAGS.join(', ')}.`);
+    }
     if (!RUN_BOOLEAN_FLAGS.has(flag) && value === undefined) throw new ConfigError('NGYM_CONFIG_INVALID', `${where}: ${flag} needs a value.`);
     const text = value as string;
     switch (flag) {
@@ -205,7 +210,7 @@ export function applyRunArgs(body: Partial<ContainerBody>, args: readonly string
         host.Init = true;
         break;
       default:
-        throw new ConfigError('NGYM_CONFIG_INVALID', `${where}: the docker run flag ${flag} is not one ngym's docker provider reads (it talks to the Engine API, not the CLI). It reads: ${RUN_FLAGS.join(', ')}.`);
+        throw new ConfigError('NGYM_CONFIG_INVALID', `${where}: the docker run flag ${flag} is not handled.`);
     }
   }
 }
