@@ -114,9 +114,10 @@ export async function initPackage(args: string[]): Promise<number> {
   process.stdout.write(`Creating the package ${packageName} in ${relative(process.cwd(), target) || '.'} and recording its example rollouts with a scripted model (no LLM)...\n`);
   mkdirSync(target, { recursive: true });
   try {
+    // package.json first: its `"type": "module"` is what makes the scaffold's app.ts load as ESM.
+    writeFileSync(join(target, 'package.json'), manifest(name, packageName));
     const scaffold = await scaffoldResourcesServer(name, target);
     const files: Record<string, string> = {
-      'package.json': manifest(name, packageName),
       'README.md': readme(name, packageName),
       [`environments/${name}/config.yaml`]: `# The ${name} environment: \`gym env start --environment ${name}\` loads this file once the package is installed.\nconfig_paths:\n- resources_servers/${name}/configs/${name}.yaml\n`,
       '.github/workflows/ci.yml': CI(name),
@@ -126,7 +127,7 @@ export async function initPackage(args: string[]): Promise<number> {
       mkdirSync(join(target, path, '..'), { recursive: true });
       writeFileSync(join(target, path), text);
     }
-    const written = [...Object.keys(files), ...scaffold.files.map((file) => `resources_servers/${name}/${file}`)];
+    const written = ['package.json', ...Object.keys(files), ...scaffold.files.map((file) => `resources_servers/${name}/${file}`)];
     process.stdout.write(`Created ${target}:\n${written.map((file) => `  ${file}`).join('\n')}\n\nNext, in ${target}:\n  npm install\n  npm test\n  npm run verify\n  npx ngym env publish +dry_run=true\n`);
     return 0;
   } catch (error) {
