@@ -167,4 +167,45 @@ describe('ngym collect', () => {
     expect(unchecked.code).toBe(0);
     expect(unchecked.stdout).not.toContain('Rollout health');
   });
+
+  it("takes upstream 0.7.0's collection fields: refuses those it cannot honour by name, before anything starts, and says EVAL FAILED with +require_complete", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ngym-fields-'));
+    const refused = await runCli([
+      'collect',
+      '+head_server.port=1',
+      `+input_jsonl_fpath=${dataset(dir, 1)}`,
+      `+output_jsonl_fpath=${join(dir, 'out.jsonl')}`,
+      '+environment_routing_mode=agent',
+      '+rollout_collection_driver=my.module:collect',
+      '+skills.path=skills',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/cannot honour these fields of upstream's rollout collection config, so nothing was started:\n {2}- \+rollout_collection_driver="my.module:collect": it names a Python function/);
+    expect(refused.stderr).toMatch(/\+skills=\{"path":"skills"\}/);
+    expect(refused.stderr).not.toMatch(/environment_routing_mode/);
+    expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
+
+    const model = scriptedModel(({ input }) => {
+      const question = (input as { content?: unknown }[]).find((item) => typeof item.content === 'string')?.content as string;
+      if (question === 'q1') throw new Error('the model is down for q1');
+      return [assistantMessage(question.replace('q', 'a'))];
+    });
+    gym = await startInProcessGym({ config, definitions: { policy_model: model.definition, echo_env: answerServer } });
+    const output = join(dir, 'out.jsonl');
+    const result = await runCli([
+      'collect',
+      `+head_server.port=${new URL(gym.headUrl).port}`,
+      '+agent_name=echo_agent',
+      `+input_jsonl_fpath=${dataset(dir, 3)}`,
+      `+output_jsonl_fpath=${output}`,
+      '+max_retries=0',
+      '+require_complete=true',
+      '+disable_aggregation=true',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`EVAL FAILED: 2/3 samples completed. Partial artifacts retained at ${output}.`);
+    expect(result.stdout).toContain('Skipping aggregate-metrics computation because disable_aggregation=True.');
+    expect(existsSync(join(dir, 'out_aggregate_metrics.json'))).toBe(false);
+    expect(lineCount(join(dir, 'out_failures.jsonl'))).toBe(1);
+  });
 });

@@ -25,7 +25,7 @@ export interface RoutingRules {
   numRepeats: number | Readonly<Record<string, number>>;
 }
 
-export interface RouteTarget {
+interface RouteTarget {
   agent: string;
   /** Rollouts of the row on this agent. */
   rollouts: number;

@@ -79,6 +79,13 @@ export interface CollectOptions {
    * failures (class `stalled`) and goes on; `stop` (default) does that and starts nothing new.
    */
   onStall?: StallPolicy;
+  /** Skip each agent's `/aggregate_metrics` (upstream's disable_aggregation, for shards aggregated later). */
+  disableAggregation?: boolean;
+  /**
+   * A rollout that failed after its retries is recorded in the failures file and the run goes on (default); false:
+   * it is recorded and no new rollout starts (those in flight finish), as upstream's default ends the run.
+   */
+  routeFailuresToSidecar?: boolean;
   /** Checks the output's rollouts when the run ends (rollout-health.ts), for the summary; false: no check. */
   healthCheck?: HealthCheckOptions | false;
   /** Messages about the run while it goes on (stalls); default: standard error. */

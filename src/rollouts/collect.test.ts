@@ -160,6 +160,27 @@ describe('collectRollouts', () => {
     expect(model.calls).toHaveLength(0);
   });
 
+  it('with routeFailuresToSidecar=false, the first failure is recorded and stops the run (upstream default ends it)', async () => {
+    const model = scriptedModel(({ input }) => {
+      if (questionOf(input as never) === 'q1') throw new Error('down for q1');
+      return [assistantMessage('a')];
+    });
+    gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: quiz } });
+    const dir = folder();
+    const summary = await collectRollouts({
+      client: gym.client,
+      input: writeJsonl(join(dir, 'in.jsonl'), rows(4)),
+      outputPath: join(dir, 'out.jsonl'),
+      agentName: 'quiz',
+      concurrency: 1,
+      maxRetries: 0,
+      routeFailuresToSidecar: false,
+    }).done();
+    expect([summary.completed, summary.failed, summary.notStarted]).toEqual([1, 1, 2]);
+    expect(summary.stoppedBecause).toMatch(/route_failures_to_sidecar is false/);
+    expect(readJsonlRows(join(dir, 'out_failures.jsonl'))).toHaveLength(1);
+  });
+
   it('writes in (task, rollout) order with ordered, even when early tasks finish last', async () => {
     const model = scriptedModel(async ({ input }) => {
       const question = questionOf(input as never);

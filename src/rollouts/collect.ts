@@ -148,7 +148,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
         admission,
         writer,
         runner: executor === undefined ? new RetryingRunner(client as ServerClient, options, stalls.watch, this.signal) : executorRunner(executor),
-        recorder: new OutcomeRecorder(tally, writer, this.outcomes, this.signal),
+        recorder: new OutcomeRecorder(tally, writer, this.outcomes, this.signal, options.routeFailuresToSidecar === false),
         tracing,
         interleave: options.interleaveRepeats,
       });
@@ -165,7 +165,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const totals = metrics.result();
     const aggregateMetrics =
       paths !== undefined && files !== undefined
-        ? await finishOutputFiles({ paths, sort: writer.needsSorting, client, totals, stalledAgents: stalls.stalledAgents, tally })
+        ? await finishOutputFiles({ paths, sort: writer.needsSorting, client: options.disableAggregation ? undefined : client, totals, stalledAgents: stalls.stalledAgents, tally })
         : {};
     const health = paths !== undefined && files !== undefined && options.healthCheck !== false ? await checkOutputHealth(paths.output, options.healthCheck ?? {}, warn) : undefined;
     return { paths, ...tally.counts, invalidInputs: tally.invalidInputs, stoppedBecause: this.signal.reason, metrics: totals, aggregateMetrics, health };

@@ -13,7 +13,7 @@ export interface FinishedRun {
   paths: OutputPaths;
   /** Rewrite the output in (task, rollout) order first (OutcomeWriter.needsSorting). */
   sort: boolean;
-  /** Undefined when an executor ran the rollouts without a client: no agent is asked then. */
+  /** Undefined when an executor ran the rollouts without a client, or with disable_aggregation: no agent is asked then. */
   client: ServerClient | undefined;
   /** Metrics of every rollout in the output. */
   totals: RolloutMetrics;

@@ -5,6 +5,7 @@
  * after one, and the rollouts in flight that then fail only because the gym went away (a refused connection, a
  * 5xx) are recorded as that death, the error they saw appended. A queue worker's death (`worker_oom_killed`,
  * `worker_heap_exhausted`, `worker_died`) stops the run the same way; the gym is still up, so nothing else is attributed to it.
+ * With route_failures_to_sidecar=false, any failure stops the run (upstream's default ends it at a failed /run).
  */
 import type { CollectionTally } from './collection-tally.ts';
 import type { OutcomeStream } from './outcome-stream.ts';
@@ -26,6 +27,8 @@ export class OutcomeRecorder {
     private readonly writer: OutcomeWriter,
     private readonly outcomes: OutcomeStream,
     private readonly signal: StopSignal,
+    /** Any failure stops the run (route_failures_to_sidecar=false). */
+    private readonly stopOnFailure = false,
   ) {}
 
   record(task: Task, rolloutIndex: number, finished: FinishedRollout): void {
@@ -38,6 +41,9 @@ export class OutcomeRecorder {
       }
       if (outcome.status === 'failed' && isServerDeath(outcome.failure)) {
         this.signal.stop(`a server behind agent '${task.agent}' died (${outcome.failure.failureClass}): ${outcome.failure.message}`);
+      }
+      if (outcome.status === 'failed' && this.stopOnFailure) {
+        this.signal.stop(`a rollout of agent '${task.agent}' failed (${outcome.failure.failureClass}) and route_failures_to_sidecar is false: ${outcome.failure.message}`);
       }
       if (outcome.status === 'failed' && isWorkerDeath(outcome.failure)) {
         this.signal.stop(`the queue worker running a rollout of agent '${task.agent}' died (${outcome.failure.failureClass}): ${outcome.failure.message}`);

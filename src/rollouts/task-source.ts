@@ -11,7 +11,7 @@ import { isDict } from '../config/tree.ts';
 import { AgentRouter, type RoutingRules } from './agent-routing.ts';
 import { JsonlLineError, readJsonl } from './jsonl.ts';
 import { applyPrompt, type PromptConfig, PromptRowError } from './prompt-config.ts';
-import { seedProblem } from './rollout-request.ts';
+import { seedProblem } from './rollout-seed.ts';
 
 export interface Task {
   taskIndex: number;

@@ -18,6 +18,7 @@ import { normalizeIgnoredChecks } from '../../rollouts/rollout-health-checks.ts'
 import { type CliCommand, headServerClient, readParameters } from '../command.ts';
 import { readElsewhere } from '../parameters.ts';
 import { queueExecutor } from './collect-queue.ts';
+import { RefusedParameters, refuseUnsupportedFields } from './collect-upstream-fields.ts';
 
 const Parameters = z.object({
   agent_name: z
@@ -94,7 +95,49 @@ const Parameters = z.object({
     .enum(STALL_POLICIES)
     .default('stop')
     .describe('Then: report (keep waiting), fail (record its rollouts in flight as failures, go on) or stop (record them, start nothing new).'),
+  require_complete: z
+    .boolean()
+    .default(false)
+    .describe('Say EVAL FAILED (upstream\'s words) when any rollout is missing from the output; ngym exits 1 then whatever this says.'),
+  max_resident_rollout_tasks: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe('Rollouts held by the collector at once; with num_samples_in_parallel, the smaller of the two caps the rollouts in flight (null: no cap).'),
+  retain_results_in_memory: z
+    .boolean()
+    .default(true)
+    .describe("Upstream's Python API returns the results when true; ngym streams them to the output either way and keeps none, so both values give the same files."),
+  disable_aggregation: z
+    .boolean()
+    .default(false)
+    .describe('Skip /aggregate_metrics, <stem>_aggregate_metrics.json, the trackers and the health check (for shards aggregated later by `gym eval aggregate`).'),
+  health_check_workers: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe("Upstream's health-check worker processes; ngym's check is one streaming pass in the collector, so the number changes nothing but is checked."),
+  route_failures_to_sidecar: z
+    .boolean()
+    .default(true)
+    .describe("Record a rollout that failed after its retries in <stem>_failures.jsonl and go on (ngym's default); false: record it and stop starting rollouts, as upstream's default ends the run."),
+  retry_terminal_timeouts: z
+    .boolean()
+    .default(false)
+    .describe("On resume, upstream retries timeouts its failures sidecar stamps terminal; ngym's failure records are never terminal and resume retries every one, so both values behave alike."),
+  upload_rollouts: readElsewhere(z.boolean().default(true), 'Upload the first +upload_rollouts_limit rollouts to the trackers (upload_rollouts_to_wandb is its older name).'),
+  ...RefusedParameters,
 });
+
+/** Upstream: "active requests cannot exceed either limit". */
+function inFlightCap(parallel: number | null, resident: number | null): number | null {
+  if (parallel === null) return resident;
+  return resident === null ? parallel : Math.min(parallel, resident);
+}
 
 /** `+resume` or upstream's `+resume_from_cache`: the same switch; two different values are a mistake to point out. */
 function resumeOf(parameters: { resume?: boolean; resume_from_cache?: boolean }): boolean {
@@ -205,6 +248,7 @@ Example:
   async run(args) {
     const globalConfig = loadGlobalConfig({ overrides: args });
     const parameters = readParameters(globalConfig, Parameters);
+    refuseUnsupportedFields(parameters);
     // Read now, so a malformed tracking key stops the command before any rollout runs.
     const tracking = trackingSettings(globalConfig);
     const queue = parameters.queue === undefined ? undefined : queueExecutor(parameters.queue, parameters, (text) => process.stderr.write(text));
@@ -227,7 +271,7 @@ Example:
       numRepeats: parameters.num_repeats,
       numRepeatsAddSeed: parameters.num_repeats_add_seed,
       interleaveRepeats: parameters.interleave_repeats,
-      concurrency: parameters.num_samples_in_parallel ?? (queue === undefined ? null : DEFAULT_QUEUE_IN_FLIGHT),
+      concurrency: inFlightCap(parameters.num_samples_in_parallel, parameters.max_resident_rollout_tasks) ?? (queue === undefined ? null : DEFAULT_QUEUE_IN_FLIGHT),
       // MemoryBudgetValue refused numbers (no unit): what is left is a string or null.
       memoryBudget: parameters.memory_budget as string | null | undefined,
       responsesCreateParams: parameters.responses_create_params,
@@ -242,7 +286,10 @@ Example:
       progress: createProgressReporter('Collecting rollouts'),
       stallTimeoutMs: parameters.stall_timeout_seconds === null ? null : parameters.stall_timeout_seconds * 1000,
       onStall: parameters.on_stall,
-      healthCheck: parameters.disable_health_check ? false : { ignoredChecks: normalizeIgnoredChecks(parameters.health_check_ignored_checks), rewardRange: parameters.health_check_reward_range },
+      disableAggregation: parameters.disable_aggregation,
+      routeFailuresToSidecar: parameters.route_failures_to_sidecar,
+      // As upstream, a run that skips aggregation skips the health check too.
+      healthCheck: parameters.disable_health_check || parameters.disable_aggregation ? false : { ignoredChecks: normalizeIgnoredChecks(parameters.health_check_ignored_checks), rewardRange: parameters.health_check_reward_range },
     });
     // First Ctrl-C: start nothing new and let in-flight rollouts finish; a second one exits at once.
     const interrupt = () => {
@@ -254,7 +301,15 @@ Example:
     try {
       const summary = await collection.done();
       const code = reportSummary(summary, (text) => process.stdout.write(text));
-      await recordCollection(globalConfig, summary, tracking, { write: (text) => process.stdout.write(text), warn: (line) => process.stderr.write(`Warning: ${line}\n`) });
+      if (parameters.disable_aggregation) {
+        process.stdout.write('Skipping aggregate-metrics computation because disable_aggregation=True. Run `gym eval aggregate` after all shards finish to compute the global metrics.\n');
+      } else {
+        await recordCollection(globalConfig, summary, tracking, { write: (text) => process.stdout.write(text), warn: (line) => process.stderr.write(`Warning: ${line}\n`) });
+      }
+      if (parameters.require_complete && code !== 0) {
+        const expected = summary.completed + summary.skipped + summary.failed + summary.notStarted;
+        process.stderr.write(`EVAL FAILED: ${summary.completed + summary.skipped}/${expected} samples completed. Partial artifacts retained at ${parameters.output_jsonl_fpath}.\n`);
+      }
       return code;
     } finally {
       process.off('SIGINT', interrupt);
