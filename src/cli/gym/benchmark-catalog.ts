@@ -9,6 +9,7 @@ import { relative } from 'node:path';
 import { loadGlobalConfig } from '../../config/global-config.ts';
 import { type Benchmark, benchmarkRoots, discoverBenchmarks, findBenchmark } from '../../data/benchmarks.ts';
 import { type BenchmarkSelection, composedMetadata, inspectBenchmark } from './benchmark.ts';
+import { type FacetValues, filterByFacets, manifestFacets } from './catalog-facets.ts';
 
 interface BenchmarkEntry {
   name: string;
@@ -29,16 +30,15 @@ export interface BenchmarkListing {
   domain?: string;
   json: boolean;
   searchDirs?: string[];
+  facets?: FacetValues;
 }
 
 function entryOf(benchmark: Benchmark, selection: BenchmarkSelection): BenchmarkEntry {
   const manifest = benchmark.manifest;
   const described = manifest?.domain !== undefined && manifest.description !== undefined ? undefined : composedMetadata(benchmark.configPath, selection);
   const entry: BenchmarkEntry = { name: benchmark.name, kind: 'benchmark', domain: manifest?.domain ?? described?.domain ?? '', description: manifest?.description ?? described?.description ?? '' };
-  // Upstream's statuses: `experimental` from the manifest, none for a stable one, `no-manifest` without one.
-  if (manifest === undefined) entry.status = 'no-manifest';
-  else if (manifest.experimental === true) entry.status = 'experimental';
-  for (const key of ['version', 'integration_profile', 'modality', 'licensing', 'lifecycle'] as const) if (manifest?.[key] !== undefined) entry[key] = manifest[key];
+  Object.assign(entry, manifestFacets(manifest as Record<string, unknown> | undefined));
+  for (const key of ['version', 'integration_profile'] as const) if (manifest?.[key] !== undefined) entry[key] = manifest[key];
   return entry;
 }
 
@@ -74,9 +74,12 @@ export function printBenchmarks(request: BenchmarkListing, write: (text: string)
     return 0;
   }
   const needle = request.query?.toLowerCase();
-  const entries = discoverBenchmarks(roots)
-    .map((benchmark) => entryOf(benchmark, selection))
-    .filter((entry) => (needle === undefined || [entry.name, entry.domain, entry.description].some((text) => text.toLowerCase().includes(needle))) && (request.domain === undefined || entry.domain === request.domain));
+  const entries = filterByFacets(
+    discoverBenchmarks(roots)
+      .map((benchmark) => entryOf(benchmark, selection))
+      .filter((entry) => (needle === undefined || [entry.name, entry.domain, entry.description].some((text) => text.toLowerCase().includes(needle))) && (request.domain === undefined || entry.domain === request.domain)),
+    request.facets ?? {},
+  );
   if (request.json) write(`${JSON.stringify(entries)}\n`);
   else if (entries.length === 0) write(needle === undefined ? `No benchmarks found in ${roots.join(', ')}: install nemo-gym (npm run setup:python) or name its folder with +python_server_roots=[...].\n` : `No benchmarks match '${request.query}'.\n`);
   else printTable(entries, write);

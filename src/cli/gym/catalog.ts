@@ -12,6 +12,7 @@ import { readYamlConfig } from '../../config/yaml-file.ts';
 import { NgymError } from '../../errors.ts';
 import { didYouMean } from '../../util/did-you-mean.ts';
 import { printBenchmarks } from './benchmark-catalog.ts';
+import { type FacetValues, filterByFacets, manifestFacets } from './catalog-facets.ts';
 
 export const COMPONENT_TYPES = ['benchmarks', 'environments', 'agents', 'models', 'resources-servers'] as const;
 export type ComponentType = (typeof COMPONENT_TYPES)[number];
@@ -28,6 +29,11 @@ interface Component {
   source: string;
   /** Why an installed package's component cannot be used (src/config/environment-packages.ts). */
   problem?: string;
+  /** An environment's catalog facets, from its manifest.yaml (`gym env init --environment` writes one). */
+  modality?: string;
+  licensing?: string;
+  status?: string;
+  lifecycle?: string;
 }
 
 const FOLDERS: Record<Exclude<ComponentType, 'benchmarks' | 'environments'>, string> = {
@@ -95,10 +101,13 @@ function componentsIn(root: string, type: Exclude<ComponentType, 'benchmarks'>, 
     const owner = packageOfPath(path, cwd);
     const source = owner !== undefined ? `${owner.name}@${owner.version}` : root === resolve(cwd) ? 'project' : 'ngym';
     const problem = owner === undefined ? undefined : packageProblem(path, cwd);
-    out.push({ name, type, path, configs, source, ...(problem === undefined ? describe(own, cwd) : { description: '', datasets: [] }), ...(problem === undefined ? {} : { problem }) });
+    const facets = type === 'environments' ? manifestFacets(readManifest(join(path, 'manifest.yaml'))) : {};
+    out.push({ name, type, path, configs, source, ...(problem === undefined ? describe(own, cwd) : { description: '', datasets: [] }), ...(problem === undefined ? {} : { problem }), ...facets });
   }
   return out;
 }
+
+const readManifest = (path: string) => (existsSync(path) ? readYamlConfig(path) : undefined);
 
 /** Every component of a type; a name in the working directory hides the same name in the package. */
 function listComponents(type: Exclude<ComponentType, 'benchmarks'>, cwd = process.cwd()): Component[] {
@@ -143,6 +152,8 @@ export interface CatalogRequest {
   json: boolean;
   /** `--search-dir` folders (benchmarks are looked for there first). */
   searchDirs?: string[];
+  /** Upstream's manifest facets to match (environments and benchmarks). */
+  facets?: FacetValues;
 }
 
 /** Prints a listing, one component, or the matches of a query; resolves to the exit code. */
@@ -158,7 +169,10 @@ export function printCatalog(request: CatalogRequest, write: (text: string) => v
     else printDetail(component, cwd, write);
     return 0;
   }
-  const shown = all.filter((component) => (request.query === undefined || matches(component, request.query)) && (request.domain === undefined || component.domain === request.domain));
+  const shown = filterByFacets(
+    all.filter((component) => (request.query === undefined || matches(component, request.query)) && (request.domain === undefined || component.domain === request.domain)),
+    request.facets ?? {},
+  );
   if (request.json) {
     write(`${JSON.stringify(shown.map((component) => serialize(component, cwd)), null, 2)}\n`);
   } else if (shown.length === 0) {

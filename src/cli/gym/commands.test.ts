@@ -136,6 +136,13 @@ describe('gym env (no servers started)', () => {
       // The environment's example rows are the resources server's, and its config composes into a gym.
       expect(readFileSync(join(root, 'environments/my_env/data/example.jsonl'), 'utf8')).toBe(readFileSync(join(root, 'resources_servers/my_env/data/example.jsonl'), 'utf8'));
       expect(await mainGym(['env', 'validate', 'my_env', ...MODEL]), printed.err).toBe(0);
+      // Its manifest answers upstream's catalog facets.
+      printed.out = '';
+      expect(await mainGym(['list', 'environments', '--modality', 'text', '--status', 'experimental', '--lifecycle', 'active', '--json'])).toBe(0);
+      expect((JSON.parse(printed.out) as { name: string }[]).map((entry) => entry.name)).toEqual(['my_env']);
+      printed.out = '';
+      expect(await mainGym(['list', 'environments', '--licensing', 'Apache-2.0', '--json'])).toBe(0);
+      expect(JSON.parse(printed.out)).toEqual([]);
       // Again: nothing to do; a file edited since: refused, naming it, and left alone.
       expect(await mainGym(['env', 'init', '--environment', 'my_env']), printed.err).toBe(0);
       expect(printed.out).toContain('environments/my_env is already up to date.');

@@ -11,6 +11,7 @@ import { NgymError } from '../../errors.ts';
 import { type CommandEntry, findCommand, scriptAliases } from '../commands/index.ts';
 import { versionInfo } from '../commands/version.ts';
 import { COMPONENT_TYPES, type ComponentType, printCatalog } from './catalog.ts';
+import { FACETS } from './catalog-facets.ts';
 import { downloadDataset, renderDataset } from './dataset.ts';
 import { serverPackages, serverStatus, testEnvironment, validateServers } from './environment.ts';
 import { aggregateRollouts, profileRollouts } from './evaluation.ts';
@@ -95,13 +96,13 @@ async function withBenchmarks(invocation: Invocation): Promise<string[]> {
   return withBenchmarkConfigs(invocation.overrides, benchmarkSelection(invocation.options));
 }
 
-/** Catalog facets of upstream's manifests that ngym's environments do not record. */
+/** Upstream's catalog facets, read from each workload's manifest.yaml (src/cli/gym/catalog-facets.ts). */
 const CATALOG_FACETS = [
   ownFlag('--kind <kind>', 'Workload kind: benchmark lists the benchmarks (as gym list benchmarks).', ['environment', 'benchmark']),
-  ownFlag('--modality <modality>', 'Not recorded by ngym.'),
-  ownFlag('--licensing <licensing>', 'Not recorded by ngym.'),
-  ownFlag('--status <status>', 'Not recorded by ngym.', ['experimental', 'no-manifest']),
-  ownFlag('--lifecycle <lifecycle>', 'Not recorded by ngym.', ['active', 'deprecated']),
+  ownFlag('--modality <modality>', "Only workloads whose manifest.yaml declares this modality (e.g. text)."),
+  ownFlag('--licensing <licensing>', "Only workloads whose manifest.yaml declares this licensing."),
+  ownFlag('--status <status>', 'experimental (manifest marked so) or no-manifest (no manifest.yaml).', ['experimental', 'no-manifest']),
+  ownFlag('--lifecycle <lifecycle>', "Only workloads whose manifest.yaml declares this lifecycle.", ['active', 'deprecated']),
 ];
 
 function listLeaf(type: ComponentType): Leaf {
@@ -113,10 +114,9 @@ function listLeaf(type: ComponentType): Leaf {
     flags: [...(environments ? [ownFlag('--domain <domain>', 'Only environments of this domain (math, agent, coding, ...).'), ...CATALOG_FACETS] : []), JSON_OUTPUT, SEARCH_DIR],
     ngym: type === 'benchmarks' ? "new: upstream's benchmark configs of an installed NeMo Gym (manifest metadata, agent, repeats, prompt, whether prepared)" : `new: the ${type} in the working directory and the ngym package`,
     run: async ({ words, options }) => {
-      const facet = ['modality', 'licensing', 'status', 'lifecycle'].find((key) => options[key] !== undefined);
-      if (facet !== undefined) throw new NgymError('NGYM_USAGE', `--${facet}: ngym's environments do not record it; filter with --domain or \`gym search\`.`);
       const kind = options.kind === 'benchmark' ? 'benchmarks' : type;
-      return printCatalog({ type: kind, name: words[0], json: options.json === true, domain: options.domain as string | undefined, searchDirs: options.searchDir as string[] | undefined });
+      const facets = Object.fromEntries(FACETS.filter((facet) => options[facet] !== undefined).map((facet) => [facet, String(options[facet])]));
+      return printCatalog({ type: kind, name: words[0], json: options.json === true, domain: options.domain as string | undefined, searchDirs: options.searchDir as string[] | undefined, facets });
     },
   };
 }
