@@ -87,6 +87,19 @@ describe('commands that need NVIDIA services answer with a clear error', () => {
   });
 });
 
+describe("flags ngym cannot honour are refused by name, with the reason", () => {
+  it.each([
+    [['env', 'packages', '--resources-server', 'mcqa', '--outdated'], '--outdated: a server\'s packages are the project\'s npm dependencies; `npm outdated`'],
+    [['env', 'test', 'mcqa', '--update-expected'], '--update-expected: ngym servers have no verifier fixtures'],
+    [['env', 'test', 'aime24', '--kind', 'benchmark'], "--kind benchmark: a benchmark runs on its environment's servers"],
+    [['env', 'validate', '--manifest', 'environments/mcqa/manifest.yaml'], '--manifest: ngym validates configs'],
+    [['env', 'validate', 'mcqa', '--sync'], '--sync: ngym keeps no composition mirrors'],
+  ])('gym %j', async (args, message) => {
+    expect(await mainGym(args)).toBe(1);
+    expect(printed.err).toContain(message);
+  });
+});
+
 describe('gym list and gym search', () => {
   it('lists every environment package with its domain and description', async () => {
     expect(await mainGym(['list', 'environments', '--json'])).toBe(0);

@@ -243,10 +243,12 @@ const LEAVES: Leaf[] = [
     path: 'env validate',
     summary: 'Validate a manifest-backed workload or config without starting services.',
     positionals: '[name]',
-    flags: [...SERVER_SELECTION, ...MODEL_FLAGS, JSON_OUTPUT, ownFlag('--kind <kind>', 'What NAME is: an environment (default) or a benchmark.', ['environment', 'benchmark']), ownFlag('--manifest <path>', 'Not used by ngym.'), ownFlag('--sync', 'Not used by ngym.'), ownFlag('--strict', 'Accepted (ngym always validates strictly).')],
+    flags: [...SERVER_SELECTION, ...MODEL_FLAGS, JSON_OUTPUT, ownFlag('--kind <kind>', 'What NAME is: an environment (default) or a benchmark.', ['environment', 'benchmark']), ownFlag('--manifest <path>', 'Refused: ngym validates configs; it reads manifest.yaml for the catalog but does not validate one.'), ownFlag('--sync', 'Refused: ngym keeps no composition mirrors in manifests to synchronize.'), ownFlag('--strict', 'Accepted (ngym always validates strictly).')],
     ngym: 'new: composes the config and checks every server, as `ngym run` does before starting',
     run: async (invocation) => {
       const { words, options } = invocation;
+      if (options.manifest !== undefined) throw new NgymError('NGYM_USAGE', '--manifest: ngym validates configs (pass the workload name, --environment or --config); it reads manifest.yaml for `gym list` but does not validate one.');
+      if (options.sync !== undefined) throw new NgymError('NGYM_USAGE', '--sync: ngym keeps no composition mirrors in manifest.yaml, so there is nothing to synchronize.');
       const asBenchmark = options.kind === 'benchmark' && words[0] !== undefined;
       const named = words[0] === undefined || asBenchmark ? [] : overridesOf([ENVIRONMENT], { environment: [words[0]] });
       const selected = asBenchmark ? { ...invocation, options: { ...options, benchmark: [words[0]] } } : invocation;
@@ -256,17 +258,22 @@ const LEAVES: Leaf[] = [
   {
     path: 'env packages',
     summary: 'Print pip packages for the selected resources server.',
-    flags: [RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--outdated', 'Not supported by ngym.'), JSON_OUTPUT],
+    flags: [RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--outdated', 'Refused: the packages are npm dependencies; `npm outdated` lists the outdated ones.'), JSON_OUTPUT],
     ngym: 'new: the npm packages the server\'s code imports',
-    run: async ({ overrides }) => serverPackages(overrides),
+    run: async ({ overrides, options }) => {
+      if (options.outdated !== undefined) throw new NgymError('NGYM_USAGE', "--outdated: a server's packages are the project's npm dependencies; `npm outdated` lists the outdated ones.");
+      return serverPackages(overrides);
+    },
   },
   {
     path: 'env test',
     summary: 'Test a manifest-backed workload or resources server.',
     positionals: '[name]',
-    flags: [ownFlag('--kind <kind>', 'environment (a benchmark runs on its environment\'s servers: test those).', ['environment', 'benchmark']), ownFlag('--update-expected', 'Not supported by ngym.'), JSON_OUTPUT, RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--all', 'Test every server folder (ngym test-all).')],
+    flags: [ownFlag('--kind <kind>', 'environment (a benchmark is refused: it runs on its environment\'s servers, test those).', ['environment', 'benchmark']), ownFlag('--update-expected', 'Refused: ngym servers have no verifier fixtures; their tests are vitest files (app.test.ts).'), JSON_OUTPUT, RESOURCES_SERVER_FOLDER, SEARCH_DIR, ownFlag('--all', 'Test every server folder (ngym test-all).')],
     ngym: `${ngymCommand('test')}; with \`--all\` \`ngym test-all\`; with an environment name, \`ngym test\` of its resources servers`,
     run: async ({ words, overrides, options }) => {
+      if (options.updateExpected !== undefined) throw new NgymError('NGYM_USAGE', '--update-expected: ngym servers have no verifier fixtures to update; their tests are vitest files (app.test.ts) with their expectations in the code.');
+      if (options.kind === 'benchmark') throw new NgymError('NGYM_USAGE', "--kind benchmark: a benchmark runs on its environment's servers; test those (gym env test <environment> or --resources-server <name>).");
       if (options.all === true) return runNgym('test-all', overrides);
       if (words[0] !== undefined) return testEnvironment(words[0], overrides.filter((override) => !override.startsWith('+entrypoint=')));
       return runNgym('test', overrides);
@@ -314,7 +321,7 @@ const LEAVES: Leaf[] = [
       valueFlag('-o, --output <path>', 'output_jsonl_fpath', 'Rollouts JSONL.'),
       valueFlag('--limit <n>', 'limit', 'Only the first N rows.'),
       valueFlag('--num-repeats <n>', 'num_repeats', 'Rollouts per row.'),
-      ownFlag('--interleave-repeats', 'Accepted (ngym schedules repeats itself).'),
+      boolFlag('--interleave-repeats', 'interleave_repeats', 'Dispatch repeats round by round rather than each task\'s back to back (+interleave_repeats, read by ngym collect).'),
       valueFlag('--prompt-config <path>', 'prompt_config', "Prompt YAML that builds each row's input as it is read (default: the benchmark's or dataset's prompt_config)."),
       valueFlag('--concurrency <n>', 'num_samples_in_parallel', 'Rollouts in flight at once.'),
       valueFlag('--split <split>', 'split', 'benchmark (the split --benchmark runs; other data: pass --input).', ['train', 'validation', 'benchmark']),
@@ -322,7 +329,7 @@ const LEAVES: Leaf[] = [
       valueFlag('--temperature <t>', 'responses_create_params.temperature', 'Sampling temperature.'),
       valueFlag('--top-p <p>', 'responses_create_params.top_p', 'Nucleus sampling.'),
       valueFlag('--max-output-tokens <n>', 'responses_create_params.max_output_tokens', 'Output token limit.'),
-      ownFlag('--disable-aggregation', 'Accepted (metrics are always written).'),
+      boolFlag('--disable-aggregation', 'disable_aggregation', 'Skip the aggregate metrics (+disable_aggregation, read by ngym collect).'),
       ...HEALTH_CHECK_FLAGS,
     ],
     ngym: `\`ngym run\`, then ${ngymCommand('collect')}; with \`--no-serve\` only \`ngym collect\`; with \`--benchmark\`, of the benchmark's prepared data, agent, prompt and repeats`,
