@@ -13,6 +13,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Starts the project's container engine for tests that need one (when podman is installed and DOCKER_HOST is unset).
+    globalSetup: ['src/testing/container-engine-global-setup.ts'],
     reporters: report ? ['default', ['json', { outputFile: report }]] : ['default'],
   },
 });
