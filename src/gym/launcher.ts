@@ -43,7 +43,7 @@ import { baseInterpreterOf, preparePythonEnvironments, type PythonEnvironmentRep
 import { type BoundServer, bindServer } from '../server/serve.ts';
 import { describeEnd, type MemorySample, OomKillWatch, type ProcessEnd, sampleMemory } from './server-memory.ts';
 import { HeapExhaustionWatch, heapLimitOf, nodeFlagsOf } from './heap-exhaustion.ts';
-import { serveTombstone, type Tombstone } from './tombstone.ts';
+import { type Death, serveTombstone, type Tombstone } from './tombstone.ts';
 import { OutputLines } from './output-lines.ts';
 import { bindPort, probeFreePort } from './ports.ts';
 import { TELEMETRY_KEY, telemetrySettings } from '../telemetry/settings.ts';
@@ -148,6 +148,8 @@ export class RunningGym {
   private memoryTimer: NodeJS.Timeout | undefined;
   private readonly oomKills = new OomKillWatch();
   private readonly tombstones: Promise<Tombstone>[] = [];
+  /** Set when a server's death stops the gym: the agents then stop before the servers they call. */
+  private afterDeath = false;
   /** Set when this run joined another head server (`head_server.url`). */
   membership: Membership | undefined;
   readonly startedAt = Date.now();
@@ -205,22 +207,32 @@ export class RunningGym {
     // What a Python server started dies with it (its group; python-child.py leads it).
     if (child.location.language === 'python') signalChild(child, 'SIGKILL');
     if (this.stopping !== undefined) return;
-    const end = await this.endOf(child, code, signal);
-    if (this.stopping !== undefined) return;
     const siblings = this.children.filter((other) => other.instance === child.instance);
     const alive = siblings.filter((other) => !other.exited).length;
+    // The last server of its name: its ports answer with the death from now on (tombstone.ts), before its cause is
+    // read, so that no caller's retries give up on a refused port in between.
+    let describe: ((death: Death) => void) | undefined;
+    const tombstone =
+      child.ready && alive === 0
+        ? serveTombstone(
+            { host: child.info.host, port: child.info.port, h2cPort: child.h2cUrl === null ? undefined : Number(new URL(child.h2cUrl).port) },
+            new Promise<Death>((resolve) => (describe = resolve)),
+          )
+        : undefined;
+    if (tombstone !== undefined) this.tombstones.push(tombstone);
+    const end = await this.endOf(child, code, signal);
+    const reason = describeEnd(end, 'unexpectedly');
+    const deathCode = end.heapExhausted !== undefined ? 'NGYM_SERVER_HEAP_EXHAUSTED' : end.oomKilled ? 'NGYM_SERVER_OOM_KILLED' : 'NGYM_SERVER_DIED';
+    describe?.({ code: deathCode, message: `Server '${childLabel(child)}' (pid ${child.info.pid}, ${child.info.url}) ${reason}.` });
+    if (this.stopping !== undefined) return;
     if (alive > 0 && child.ready) {
       // Its sessions die with it (their rollouts fail and are retried by the collector); new ones go to the others.
-      this.print(`Replica ${child.replica + 1} of '${child.instance.name}' (pid ${child.info.pid}, ${child.info.url}) ${describeEnd(end, 'unexpectedly')}: out of rotation; ${alive} of ${siblings.length} replicas started here remain.`);
+      this.print(`Replica ${child.replica + 1} of '${child.instance.name}' (pid ${child.info.pid}, ${child.info.url}) ${reason}: out of rotation; ${alive} of ${siblings.length} replicas started here remain.`);
       return;
     }
-    const reason = describeEnd(end, 'unexpectedly');
-    if (child.ready) {
-      const message = `Server '${childLabel(child)}' (pid ${child.info.pid}, ${child.info.url}) ${reason}.`;
-      const h2cPort = child.h2cUrl === null ? undefined : Number(new URL(child.h2cUrl).port);
-      const code = end.heapExhausted !== undefined ? 'NGYM_SERVER_HEAP_EXHAUSTED' : end.oomKilled ? 'NGYM_SERVER_OOM_KILLED' : 'NGYM_SERVER_DIED';
-      this.tombstones.push(serveTombstone({ host: child.info.host, port: child.info.port, h2cPort }, code, message));
-    }
+    // The gym stops only once the dead server's ports answer: the rollouts in flight learn why from them.
+    if (tombstone !== undefined && !(await tombstone).listening) this.print(`Server '${childLabel(child)}': its ports were taken by another process, so callers cannot be told why it died.`);
+    this.afterDeath = true;
     const error = this.childFailure(child, reason);
     for (const listener of this.failureListeners) listener(error);
   }
@@ -289,34 +301,52 @@ export class RunningGym {
     this.healthTimer.unref();
   }
 
-  /** SIGTERM to every child, SIGKILL to those still alive after the grace period; then the head server. */
+  /**
+   * SIGTERM to every child, SIGKILL to those still alive after the grace period; then the head server. After a
+   * server's death, agents stop first: the rollouts they finish in their grace period still reach the models and
+   * the dead server's tombstone, so they end with the death (or a result) instead of a refused connection.
+   */
   stop(): Promise<void> {
     clearInterval(this.healthTimer);
     clearInterval(this.memoryTimer);
     this.stopping ??= (async () => {
-      await Promise.all(
-        this.children.map(
-          (child) =>
-            new Promise<void>((resolve) => {
-              if (child.exited || child.process.exitCode !== null || child.process.signalCode !== null) {
-                resolve();
-                return;
-              }
-              const timer = setTimeout(() => signalChild(child, 'SIGKILL'), SHUTDOWN_GRACE_MS + 1_000);
-              child.process.once('exit', () => {
-                clearTimeout(timer);
-                resolve();
-              });
-              signalChild(child, 'SIGTERM');
-            }),
-        ),
-      );
+      if (this.afterDeath) {
+        const callers = this.children.filter((child) => CALLER_TYPES.has(child.instance.serverType));
+        await stopChildren(callers);
+        await stopChildren(this.children.filter((child) => !callers.includes(child)));
+      } else {
+        await stopChildren(this.children);
+      }
       await Promise.all(this.tombstones.map(async (tombstone) => (await tombstone).close()));
       await this.membership?.stop();
       await this.head?.close(1_000);
     })();
     return this.stopping;
   }
+}
+
+/** Servers that call the others in a rollout. */
+const CALLER_TYPES: ReadonlySet<string> = new Set(['responses_api_agents', 'environment_servers']);
+
+/** SIGTERM to each child still running, SIGKILL to those still alive after the grace period; resolves once all have exited. */
+function stopChildren(children: Child[]): Promise<unknown> {
+  return Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exited || child.process.exitCode !== null || child.process.signalCode !== null) {
+            resolve();
+            return;
+          }
+          const timer = setTimeout(() => signalChild(child, 'SIGKILL'), SHUTDOWN_GRACE_MS + 1_000);
+          child.process.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          signalChild(child, 'SIGTERM');
+        }),
+    ),
+  );
 }
 
 /** A Python server's signal goes to its process group (it leads one): what it started gets it too. */
