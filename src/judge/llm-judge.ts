@@ -10,6 +10,7 @@ import * as z from 'zod';
 import type { ServerClient } from '../client/server-client.ts';
 import { ModelServerRef } from '../config/schemas.ts';
 import { describeError, NgymError } from '../errors.ts';
+import { isValidResponse } from '../protocol/fast-checks.ts';
 import { Response, ResponseCreateParams, type ResponseItem } from '../protocol/responses.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import { parseVerdict, type Verdict, type VerdictLabels } from './verdict.ts';
@@ -100,6 +101,8 @@ export class LlmJudge {
       if (error instanceof JudgeError) throw error;
       throw new JudgeError(`The judge model server '${server}' failed: ${describeError(error)}`, error);
     }
+    // The allocation-free check passes a valid reply; zod (which copies the whole reply) runs only to say what is wrong.
+    if (isValidResponse(body)) return body as Response;
     const parsed = Response.safeParse(body);
     if (!parsed.success) {
       throw new JudgeError(`The judge model server '${server}' answered something that is not a Response: ${z.prettifyError(parsed.error).slice(0, 500)}`);
