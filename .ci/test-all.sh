@@ -49,7 +49,11 @@ else
   suite check python-interop false
 fi
 
-# Last: no process a suite started outlives it (server children, ngym commands, Python servers, sandboxes).
+# The container engine .ci/run started (npm run setup:containers) ends here, so that the last check finds none of it.
+if [ -n "${NGYM_ENGINE_STOP_BEFORE_LEFTOVERS:-}" ]; then bash scripts/container-engine.sh stop; fi
+
+# Last: no process a suite started outlives it (server children, ngym commands, Python servers, sandboxes,
+# the container engine and its boxes).
 suite check leftovers node --import tsx scripts/leftover-processes.mjs --since-pid $$
 
 node .ci/summarize.mjs "$out/suites.tsv"

@@ -287,6 +287,20 @@ status() {
   return 3
 }
 
+# npm run setup:containers: the engine, then the base image (cached by content: a re-run takes a second).
+setup() {
+  take_lock
+  rm -f "$STARTED_FOR_LEASES"
+  start >/dev/null
+  exec 9>&-
+  local root started_ns
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  started_ns="$(date +%s%N)"
+  DOCKER_HOST="unix://$SOCKET_PATH" node "$root/bin/ngym.js" sandbox image build --base >&2 || fail "building the base image failed (above); the engine is running: scripts/container-engine.sh stop ends it"
+  echo "container-engine: base image ready in $((($(date +%s%N) - started_ns) / 1000000)) ms" >&2
+  echo "export DOCKER_HOST=unix://$SOCKET_PATH"
+}
+
 lease_holder() {
   [ "${1:-}" = --lease ] && [[ "${2:-}" =~ ^[0-9]+$ ]] || fail "expected --lease <pid>, got: $*"
   echo "$2"
@@ -302,11 +316,13 @@ case "${1:-}" in
     if [ $# -gt 1 ]; then stop_leased "$(lease_holder "${@:2}")"; else stop; fi
     ;;
   status) status ;;
+  setup) setup ;;
   *)
-    echo "usage: scripts/container-engine.sh start|stop|status" >&2
+    echo "usage: scripts/container-engine.sh start|stop|status|setup" >&2
     echo "  start   start the engine (idempotent); prints: export DOCKER_HOST=unix://$SOCKET_PATH" >&2
     echo "  stop    remove ngym's sandbox containers and end every engine process" >&2
     echo "  status  say whether it runs (exit 0) or not (exit 3)" >&2
+    echo "  setup   start, then build the base image localhost/ngym/base:bookworm (npm run setup:containers)" >&2
     echo "  start --lease PID / stop --lease PID  (test runs) the engine stops with the last lease if a lease started it" >&2
     echo "Environment: NGYM_ENGINE_SOCKET (socket path), NGYM_ENGINE_STORAGE (images and networks; /var/lib/ngym-engine)" >&2
     exit 2
