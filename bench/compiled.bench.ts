@@ -14,7 +14,7 @@ import { ServerClient } from '../src/client/server-client.ts';
 import { startGymProcess } from '../src/testing/cli-process.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 import { format, median, totalCpuSeconds } from './lib/measure.ts';
-import { childPids, killTree } from './lib/process-tree.ts';
+import { childPids, killTree } from '../scripts/lib/process-tree.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const VERIFIES = Number(process.env.BENCH_VERIFIES ?? 20_000);
