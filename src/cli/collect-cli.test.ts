@@ -180,7 +180,7 @@ describe('ngym collect', () => {
       '+skills.path=skills',
     ]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/cannot honour these fields of upstream's rollout collection config, so nothing was started:\n {2}- \+rollout_collection_driver="my.module:collect": it names a Python function/);
+    expect(refused.stderr).toMatch(/cannot honour these fields of upstream's rollout collection config, so nothing was started:\n {2}- \+rollout_collection_driver="my.module:collect": a Python function/);
     expect(refused.stderr).toMatch(/\+skills=\{"path":"skills"\}/);
     expect(refused.stderr).not.toMatch(/environment_routing_mode/);
     expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);

@@ -79,6 +79,13 @@ export interface CollectOptions {
    * failures (class `stalled`) and goes on; `stop` (default) does that and starts nothing new.
    */
   onStall?: StallPolicy;
+  /**
+   * New rollouts start only during this many seconds from the start (upstream's dispatch_budget_s); the rest are
+   * not started (resume starts them). Needs `concurrency`.
+   */
+  dispatchBudgetSeconds?: number | null;
+  /** No rollout starts with less than this left of the budget; null: the run's p75 rollout duration, after 5. */
+  drainMarginSeconds?: number | null;
   /** Skip each agent's `/aggregate_metrics` (upstream's disable_aggregation, for shards aggregated later). */
   disableAggregation?: boolean;
   /**

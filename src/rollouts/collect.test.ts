@@ -181,6 +181,25 @@ describe('collectRollouts', () => {
     expect(readJsonlRows(join(dir, 'out_failures.jsonl'))).toHaveLength(1);
   });
 
+  it('dispatch_budget_s: no rollout starts once the budget (less the drain margin) is spent; those write nothing and resume runs them', async () => {
+    const model = scriptedModel(({ input }) => [assistantMessage(questionOf(input as never).replace('q', 'a'))]);
+    gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: quiz } });
+    const dir = folder();
+    const options = { client: gym.client, input: writeJsonl(join(dir, 'in.jsonl'), rows(3)), outputPath: join(dir, 'out.jsonl'), agentName: 'quiz', concurrency: 2 };
+    await expect(collectRollouts({ ...options, concurrency: null, dispatchBudgetSeconds: 60 }).done()).rejects.toThrow(
+      'dispatch_budget_s requires a finite positive num_samples_in_parallel',
+    );
+    const warnings: string[] = [];
+    const drained = await collectRollouts({ ...options, dispatchBudgetSeconds: 3600, drainMarginSeconds: 7200, warn: (message) => warnings.push(message) }).done();
+    expect([drained.completed, drained.notStarted]).toEqual([0, 3]);
+    expect(drained.stoppedBecause).toMatch(/s left in dispatch budget, below the 7200s drain margin/);
+    expect(warnings[0]).toBe('Dispatch budget: 60 min. New rollouts stop being dispatched with under 120 min left.');
+    expect(readJsonlRows(join(dir, 'out.jsonl'))).toEqual([]);
+    expect(existsSync(join(dir, 'out_failures.jsonl'))).toBe(false);
+    const resumed = await collectRollouts({ ...options, resume: true, dispatchBudgetSeconds: 3600 }).done();
+    expect([resumed.completed, resumed.notStarted]).toEqual([3, 0]);
+  });
+
   it('writes in (task, rollout) order with ordered, even when early tasks finish last', async () => {
     const model = scriptedModel(async ({ input }) => {
       const question = questionOf(input as never);

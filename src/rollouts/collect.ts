@@ -27,6 +27,7 @@ import { MemoryGate } from '../util/memory-gate.ts';
 import { Admission } from './admission.ts';
 import { checkRoutingTargets } from './agent-routing.ts';
 import { checkRepeatsCoverage } from './check-routing.ts';
+import { checkDispatchBudget, DispatchBudget } from './dispatch-budget.ts';
 import { checkedRouting, type CollectOptions, connectClient } from './collect-options.ts';
 import { CollectionTally } from './collection-tally.ts';
 import { CollectionTracing } from './collection-tracing.ts';
@@ -111,6 +112,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
   private async run(): Promise<CollectionSummary> {
     const options = this.options;
     const routing = checkedRouting(options);
+    checkDispatchBudget(options.dispatchBudgetSeconds, options.concurrency);
     const numRepeats = routing.maxRepeats;
     // Checked before anything is opened: a budget that can never admit a rollout is a config error.
     const memory = collectorMemoryGate(options.memoryBudget, () => tally.report());
@@ -137,6 +139,9 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     await executor?.start(files?.runId ?? randomUUID(), files?.resumed ?? false);
     estimateTotalAlongside(options, numRepeats, progress);
     const tasks = readTasks({ ...taskOptions, router, onInvalid: (invalid) => tally.countInvalid(invalid) });
+    const budgetSeconds = options.dispatchBudgetSeconds;
+    const drainMargin = options.drainMarginSeconds ?? null;
+    if (budgetSeconds !== null && budgetSeconds !== undefined) warn(DispatchBudget.announcement(budgetSeconds, drainMargin));
     try {
       await launchRollouts({
         tasks,
@@ -151,6 +156,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
         recorder: new OutcomeRecorder(tally, writer, this.outcomes, this.signal, options.routeFailuresToSidecar === false),
         tracing,
         interleave: options.interleaveRepeats,
+        budget: budgetSeconds === null || budgetSeconds === undefined ? undefined : new DispatchBudget(budgetSeconds, drainMargin),
       });
     } finally {
       await tracing.end();

@@ -13,6 +13,7 @@ import type { RolloutExecutor } from './collect-options.ts';
 import type { CollectionTally } from './collection-tally.ts';
 import type { CollectionTracing } from './collection-tracing.ts';
 import type { OutcomeWriter } from './outcome-writer.ts';
+import type { DispatchBudget } from './dispatch-budget.ts';
 import type { CompletedRollouts } from './output-files.ts';
 import type { OutcomeRecorder } from './record-outcome.ts';
 import type { FinishedRollout } from './rollout-outcome.ts';
@@ -44,6 +45,8 @@ export interface Launch {
   runner: RolloutRunner;
   recorder: OutcomeRecorder;
   tracing: CollectionTracing;
+  /** Stops starting rollouts when upstream's dispatch_budget_s runs out. */
+  budget?: DispatchBudget;
   /** Start the rollouts by rollout index (upstream's interleave_repeats). */
   interleave?: boolean;
 }
@@ -102,9 +105,19 @@ export async function launchRollouts(launch: Launch): Promise<void> {
       tally.countNotStarted();
       continue;
     }
+    const drained = launch.budget?.drained();
+    if (drained !== undefined) {
+      // Nothing is written for it: resume starts it in the next allocation, with a whole budget ahead.
+      admission.release();
+      launch.signal.stop(drained);
+      tally.countNotStarted();
+      continue;
+    }
     launch.writer.reservePlace(task.taskIndex, rolloutIndex);
+    const started = performance.now();
     const running = launch.tracing.rollout(task.taskIndex, rolloutIndex, () => launch.runner.run(task, rolloutIndex)).then((finished) => {
       admission.release();
+      if (finished.outcome.status === 'completed') launch.budget?.record((performance.now() - started) / 1000);
       launch.recorder.record(task, rolloutIndex, finished);
     });
     inFlight.add(running);

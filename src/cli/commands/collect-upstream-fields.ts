@@ -18,19 +18,19 @@ interface RefusedField {
 const isNullish = (value: unknown) => value === null || value === undefined;
 const isEmpty = (value: unknown) => isNullish(value) || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && Object.keys(value as object).length === 0);
 const ENVIRONMENT_ROUTING =
-  "routes rows through environment servers (materialized task_id.taskset rows, episode requests), which ngym's collector does not dispatch; every row goes through its agent (environment_routing_mode=agent, upstream's default)";
+  "ngym's collector does not route rows through environment servers (materialized task_id.taskset rows, episode requests); every row goes through its agent (environment_routing_mode=agent, upstream's default)";
 const END_TO_END =
-  'belongs to end-to-end collection (`gym eval run` serving its own servers and preparing the split); ngym collect collects +input_jsonl_fpath against a running gym: pass the prepared split file (`ngym prepare-data` writes it) as +input_jsonl_fpath';
+  'a field of end-to-end collection (`gym eval run` serving its own servers and preparing the split); ngym collect collects +input_jsonl_fpath against a running gym: pass the prepared split file (`ngym prepare-data` writes it) as +input_jsonl_fpath';
 
 const REFUSED: Record<string, RefusedField> = {
   rollout_collection_driver: {
     schema: z.string().nullable(),
-    reason: "names a Python function (module.path:function) that upstream awaits in its own process; ngym's collector is TypeScript and cannot run it",
+    reason: "a Python function (module.path:function) that upstream awaits in its own process; ngym's collector is TypeScript and cannot run it",
     harmless: isNullish,
   },
   environment_routing_mode: {
     schema: z.enum(['agent', 'legacy', 'taskset']),
-    reason: `'legacy' and 'taskset' ${ENVIRONMENT_ROUTING}`,
+    reason: `'legacy' and 'taskset' need environment-server routing: ${ENVIRONMENT_ROUTING}`,
     harmless: (value) => isNullish(value) || value === 'agent',
   },
   environment_server_name: { schema: z.string().nullable(), reason: ENVIRONMENT_ROUTING, harmless: isNullish },
@@ -42,27 +42,17 @@ const REFUSED: Record<string, RefusedField> = {
   },
   count_missing_rollouts_as_zero: {
     schema: z.boolean(),
-    reason: "it counts the rows of upstream's <stem>_materialized_inputs.jsonl that produced nothing, a file ngym (which streams its input) does not write; a run with missing rollouts exits 1 and +resume=true completes it",
+    reason: "upstream counts the rows of its <stem>_materialized_inputs.jsonl that produced nothing, a file ngym (which streams its input) does not write; a run with missing rollouts exits 1 and +resume=true completes it",
     harmless: (value) => isNullish(value) || value === false,
   },
   dispatch_longest_first: {
     schema: z.boolean(),
-    reason: "it orders a resumed run by the attempt durations upstream's failures sidecar records, which ngym's failure records do not carry",
+    reason: "upstream orders a resumed run by the attempt durations its failures sidecar records, which ngym's failure records do not carry",
     harmless: (value) => isNullish(value) || value === false,
   },
   skills: {
     schema: z.object({ path: z.string() }).nullable(),
     reason: "ngym's agents take no run-level skills directory, so a skills_ref stamped on the rows would claim skills no agent was given",
-    harmless: isNullish,
-  },
-  dispatch_budget_s: {
-    schema: z.number().min(0).nullable(),
-    reason: 'ngym has no dispatch budget yet: it dispatches every rollout, and a run cut short by its allocation is completed by +resume=true',
-    harmless: isNullish,
-  },
-  drain_margin_s: {
-    schema: z.number().min(0).nullable(),
-    reason: 'it only refines dispatch_budget_s, which ngym does not have yet',
     harmless: isNullish,
   },
   retry_invalid_judge_responses: {
@@ -76,13 +66,13 @@ const REFUSED: Record<string, RefusedField> = {
 
 /** The refused fields as parameters, for the help (and so that their values are type-checked as upstream's). */
 export const RefusedParameters = Object.fromEntries(
-  Object.entries(REFUSED).map(([key, field]) => [key, field.schema.optional().meta({ description: `Refused by ngym: it ${field.reason}.` })]),
+  Object.entries(REFUSED).map(([key, field]) => [key, field.schema.optional().meta({ description: `Refused by ngym: ${field.reason}.` })]),
 ) as Record<string, z.ZodOptional<z.ZodType>>;
 
 /** Throws, naming every refused field the run asks for and why, before anything starts. */
 export function refuseUnsupportedFields(parameters: Record<string, unknown>): void {
   const asked = Object.entries(REFUSED).filter(([key, field]) => !field.harmless(parameters[key]));
   if (asked.length === 0) return;
-  const lines = asked.map(([key, field]) => `  - +${key}=${JSON.stringify(parameters[key])}: it ${field.reason}.`);
+  const lines = asked.map(([key, field]) => `  - +${key}=${JSON.stringify(parameters[key])}: ${field.reason}.`);
   throw new NgymError('NGYM_USAGE', `ngym collect cannot honour these fields of upstream's rollout collection config, so nothing was started:\n${lines.join('\n')}`);
 }

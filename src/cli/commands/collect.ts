@@ -129,6 +129,18 @@ const Parameters = z.object({
     .boolean()
     .default(false)
     .describe("On resume, upstream retries timeouts its failures sidecar stamps terminal; ngym's failure records are never terminal and resume retries every one, so both values behave alike."),
+  dispatch_budget_s: z
+    .number()
+    .min(0)
+    .nullable()
+    .default(null)
+    .describe('Seconds from the start during which new rollouts may start (an allocation\'s usable walltime); the rest write nothing and +resume=true starts them. Needs num_samples_in_parallel.'),
+  drain_margin_s: z
+    .number()
+    .min(0)
+    .nullable()
+    .default(null)
+    .describe("Start no rollout with less than this left of dispatch_budget_s (null: this run's p75 rollout duration, once 5 have finished)."),
   upload_rollouts: readElsewhere(z.boolean().default(true), 'Upload the first +upload_rollouts_limit rollouts to the trackers (upload_rollouts_to_wandb is its older name).'),
   ...RefusedParameters,
 });
@@ -286,6 +298,8 @@ Example:
       progress: createProgressReporter('Collecting rollouts'),
       stallTimeoutMs: parameters.stall_timeout_seconds === null ? null : parameters.stall_timeout_seconds * 1000,
       onStall: parameters.on_stall,
+      dispatchBudgetSeconds: parameters.dispatch_budget_s,
+      drainMarginSeconds: parameters.drain_margin_s,
       disableAggregation: parameters.disable_aggregation,
       routeFailuresToSidecar: parameters.route_failures_to_sidecar,
       // As upstream, a run that skips aggregation skips the health check too.
