@@ -55,9 +55,9 @@ export default defineModelServer({
   setup: ({ config, logger }) => {
     const paths = typeof config.rollouts_jsonl_fpath === 'string' ? [config.rollouts_jsonl_fpath] : config.rollouts_jsonl_fpath;
     const index = ReplayIndex.fromFiles(paths);
-    logger.info({ rollouts: index.size, files: paths }, 'replaying recorded rollouts');
+    logger.info({ rollouts: index.size, keyedReplies: index.keyedSize, files: paths }, 'replaying recorded rollouts');
     return { index };
   },
   responses: async (params, { config, state, sessionId }) =>
-    withResponseFields(state.index.reply(normalizeInput(params.input), sessionId, { strict: config.strict, metadata: params.metadata, fallback: config.fallback }), params),
+    withResponseFields(state.index.reply(normalizeInput(params.input), sessionId, { strict: config.strict, metadata: params.metadata, fallback: config.fallback, instructions: params.instructions }), params),
 });

@@ -67,4 +67,36 @@ describe('ReplayIndex', () => {
     // A request that matches a recording is still answered from it.
     expect(textOf(index.reply([user('Your hand: 0')], 'rollout-c', fallback))).toBe('hit');
   });
+
+  it('answers a request no recorded input matches from the keyed row whose keys it quotes most of, in recorded order', () => {
+    const keyed = (keys: string[], texts: string[], order?: string[]) => ({ keyed_replies: { keys, ...(order === undefined ? {} : { order }), responses: texts.map((text) => ({ output: [answer(text)] })) } });
+    const index = indexOf([
+      { responses_create_params: { input: 'What is 2+2?' }, response: { output: [answer('4')] } },
+      keyed(['What is 2+2?', 'The answer is four.'], ['first verdict', 'second verdict']),
+      keyed(['What is 2+2?'], ['verdict of a less specific row']),
+    ]);
+    expect(index.keyedSize).toBe(2);
+    const judge = [user('Question: What is 2+2?\nAnswer: The answer is four.\nIs it right?')];
+    expect(textOf(index.reply(judge, 'j1', lenient))).toBe('first verdict');
+    expect(textOf(index.reply(judge, 'j2', lenient))).toBe('second verdict');
+    // Used up: a call more than the recording holds is a divergence naming the row, not another task's reply.
+    expect(() => index.reply(judge, 'j3', lenient)).toThrow(/this request is call 3 for its task, and the recording holds 2 replies/);
+    expect(textOf(index.reply([user('Grade: What is 2+2?')], 'j4', lenient))).toBe('verdict of a less specific row');
+    expect(() => index.reply([user('Something else entirely')], 'j5', lenient)).toThrow(/No recorded rollout starts with this input.*Nor does it quote the keys of any of the 2 replies/s);
+    // A matching recorded input still answers first.
+    expect(textOf(index.reply([user('What is 2+2?')], 'p', { strict: true }))).toBe('4');
+  });
+
+  it('gives each of two swapped-order requests the keyed reply recorded for its order', () => {
+    const index = indexOf([
+      { keyed_replies: { keys: ['Which is better?'], order: ['answer one', 'answer two'], responses: [{ output: [answer('A>B')] }] } },
+      { keyed_replies: { keys: ['Which is better?'], order: ['answer two', 'answer one'], responses: [{ output: [answer('B>A')] }] } },
+    ]);
+    expect(textOf(index.reply([user('Which is better? A: answer two B: answer one')], 'a', lenient))).toBe('B>A');
+    expect(textOf(index.reply([user('Which is better? A: answer one B: answer two')], 'b', lenient))).toBe('A>B');
+  });
+
+  it('refuses a keyed row without keys or responses, naming the line', () => {
+    expect(() => indexOf([{ keyed_replies: { keys: [], responses: [] } }])).toThrow(/rollouts\.jsonl:1: keyed_replies needs keys/);
+  });
 });

@@ -16,6 +16,11 @@
  * divergence is reported with the recording's file and line. With `fallback: nearest`, a request no
  * recording agrees with (an environment that draws at random) is answered instead from one recording per
  * rollout, its model turns in order, so the rollout runs to its end.
+ *
+ * Replies recorded without their request (a judge's raw verdict, a user simulator's turns) come as keyed rows,
+ * `{"keyed_replies": {"keys": [texts], "responses": [Response, ...]}}`: a request no recorded input matches is
+ * answered from the keyed row whose keys it contains most of (by total length: the task's texts a judge prompt or a
+ * simulator prompt quotes), its responses in recorded order, one per call.
  */
 import { readFileSync } from 'node:fs';
 import { NgymError, normalizeInput, type Response, type ResponseItem, SessionStore } from 'ngym';
@@ -37,8 +42,22 @@ export interface Recording {
 /** What to do with a request no recording agrees with: fail, or answer from the nearest recording (see above). */
 type ReplayFallback = 'none' | 'nearest';
 
+/** Replies recorded without their request, given in order to requests that contain the keys. */
+interface KeyedReplies {
+  source: string;
+  line: number;
+  keys: string[];
+  /** Two texts the request must hold in this order (a judge asked twice with its two answers swapped). */
+  order?: [string, string];
+  responses: Response[];
+  /** How many of `responses` were given. */
+  given: number;
+}
+
 export interface ReplayOptions {
   strict: boolean;
+  /** The request's instructions, searched for keyed rows' keys with its input. */
+  instructions?: string | null;
   metadata?: unknown;
   fallback?: ReplayFallback;
 }
@@ -105,6 +124,27 @@ function describeItem(item: ResponseItem | undefined): string {
 
 type Candidate = { recording: Recording; position: number };
 
+/** The text an item carries (message content, tool call arguments and output), for finding keyed rows' keys in a request. */
+function itemText(item: ResponseItem): string {
+  if (item.type === 'function_call') return `${item.name} ${item.arguments}`;
+  if (item.type === 'function_call_output') return typeof item.output === 'string' ? item.output : JSON.stringify(item.output);
+  if (item.type === 'reasoning') return item.summary.map((part) => part.text).join('\n');
+  if (typeof item.content === 'string') return item.content;
+  return item.content.map((part) => ((part as Record<string, unknown>).text as string | undefined) ?? '').join('\n');
+}
+
+function keyedRow(value: unknown, source: string, line: number): KeyedReplies {
+  const row = value as { keys?: unknown; order?: unknown; responses?: unknown } | null;
+  const keys = row?.keys;
+  const order = row?.order;
+  const responses = row?.responses;
+  const texts = (list: unknown): list is string[] => Array.isArray(list) && list.every((key) => typeof key === 'string' && key !== '');
+  if (!texts(keys) || keys.length === 0 || !Array.isArray(responses) || !responses.every((response) => Array.isArray((response as Response | null)?.output)) || (order !== undefined && !(texts(order) && order.length === 2))) {
+    throw new NgymError('NGYM_INPUT_INVALID', `${source}:${line}: keyed_replies needs keys (non-empty texts), responses (each with an output list) and, if given, order (two texts).`);
+  }
+  return { source, line, keys, ...(order === undefined ? {} : { order: order as [string, string] }), responses: responses as Response[], given: 0 };
+}
+
 /** The recording's model turns: maximal runs of items the model produced, between the items the agent supplied. */
 function modelTurns(output: readonly ResponseItem[]): { start: number; end: number }[] {
   const turns: { start: number; end: number }[] = [];
@@ -117,15 +157,20 @@ function modelTurns(output: readonly ResponseItem[]): { start: number; end: numb
   return turns;
 }
 
-/** A recording's items from `start` to `end` as the model's reply; usage goes with the final turn only, so an agent that sums usage gets the recorded total. */
+/**
+ * A recording's items from `start` to `end` as the model's reply; usage goes with the last model turn only (what
+ * follows it is the agent's), so an agent that sums usage, or keeps the last turn's, gets the recorded total.
+ */
 function replyOf(recording: Recording, start: number, end: number): Response {
-  return { ...recording.response, output: recording.output.slice(start, end), usage: end >= recording.output.length ? (recording.response.usage ?? null) : null };
+  const lastTurn = recording.output.slice(end).every(suppliedByAgent);
+  return { ...recording.response, output: recording.output.slice(start, end), usage: lastTurn ? (recording.response.usage ?? null) : null };
 }
 
 export class ReplayIndex {
   private readonly byInput = new Map<string, Recording[]>();
   private readonly inputLengths = new Set<number>();
   private readonly ordered: Recording[];
+  private readonly keyed: KeyedReplies[];
   private readonly sessionChoice = new SessionStore<Recording>();
   private readonly nextChoice = new Map<string, number>();
   /** Model calls answered per session (a rollout), to tell which model turn a fallback reply is. */
@@ -133,7 +178,8 @@ export class ReplayIndex {
   private nextFallback = 0;
   readonly size: number;
 
-  constructor(recordings: Recording[]) {
+  constructor(recordings: Recording[], keyed: KeyedReplies[] = []) {
+    this.keyed = keyed;
     this.ordered = [...recordings].sort((a, b) => a.taskIndex - b.taskIndex || a.rolloutIndex - b.rolloutIndex || a.source.localeCompare(b.source) || a.line - b.line);
     for (const recording of this.ordered) {
       const list = this.byInput.get(recording.inputKey) ?? [];
@@ -144,8 +190,14 @@ export class ReplayIndex {
     this.size = recordings.length;
   }
 
+  /** Keyed rows (replies recorded without their request). */
+  get keyedSize(): number {
+    return this.keyed.length;
+  }
+
   static fromFiles(paths: readonly string[]): ReplayIndex {
     const recordings: Recording[] = [];
+    const keyed: KeyedReplies[] = [];
     for (const path of paths) {
       let text: string;
       try {
@@ -155,11 +207,15 @@ export class ReplayIndex {
       }
       text.split('\n').forEach((line, index) => {
         if (line.trim() === '') return;
-        let row: { responses_create_params?: { input?: unknown; metadata?: unknown }; response?: Response; _ng_task_index?: unknown; _ng_rollout_index?: unknown };
+        let row: { responses_create_params?: { input?: unknown; metadata?: unknown }; response?: Response; _ng_task_index?: unknown; _ng_rollout_index?: unknown; keyed_replies?: unknown };
         try {
           row = JSON.parse(line);
         } catch (error) {
           throw new NgymError('NGYM_INPUT_INVALID', `${path}:${index + 1}: not valid JSON (${(error as Error).message}).`);
+        }
+        if (row.keyed_replies !== undefined) {
+          keyed.push(keyedRow(row.keyed_replies, path, index + 1));
+          return;
         }
         const input = row.responses_create_params?.input;
         if ((typeof input !== 'string' && !Array.isArray(input)) || !Array.isArray(row.response?.output)) {
@@ -180,7 +236,7 @@ export class ReplayIndex {
         });
       });
     }
-    return new ReplayIndex(recordings);
+    return new ReplayIndex(recordings, keyed);
   }
 
   /** The next recorded model items for this request, or an error naming why there are none. */
@@ -188,7 +244,12 @@ export class ReplayIndex {
     const calls = this.sessionCalls.get(sessionId) ?? 0;
     this.sessionCalls.set(sessionId, calls + 1);
     try {
-      return this.recordedReply(input, sessionId, options);
+      try {
+        return this.recordedReply(input, sessionId, options);
+      } catch (error) {
+        if (this.keyed.length === 0 || !(error instanceof NgymError) || error.code !== 'NGYM_REPLAY_NO_MATCH') throw error;
+        return this.keyedReply(input, options, error);
+      }
     } catch (error) {
       if (options.fallback !== 'nearest' || !(error instanceof NgymError) || !['NGYM_REPLAY_NO_MATCH', 'NGYM_REPLAY_DIVERGENCE'].includes(error.code)) throw error;
       return this.fallbackReply(sessionId, calls);
@@ -255,6 +316,32 @@ export class ReplayIndex {
     let end = position;
     while (end < recording.output.length && !suppliedByAgent(recording.output[end] as ResponseItem)) end++;
     return replyOf(recording, position, end);
+  }
+
+  /**
+   * A request no recorded input matches, answered from the keyed row whose keys its text contains most of (by total
+   * length), the row's next reply; a tie goes to the first row in file order that has replies left.
+   */
+  private keyedReply(input: ResponseItem[], options: ReplayOptions, noMatch: NgymError): Response {
+    const text = `${options.instructions ?? ''}\n${input.map(itemText).join('\n')}`;
+    let best: { row: KeyedReplies; score: number }[] = [];
+    for (const row of this.keyed) {
+      const inOrder = row.order === undefined || (text.includes(row.order[0]) && text.indexOf(row.order[1], text.indexOf(row.order[0]) + row.order[0].length) >= 0);
+      const score = inOrder ? row.keys.reduce((sum, key) => sum + (text.includes(key) ? key.length : 0), 0) : 0;
+      if (score === 0 || (best[0] !== undefined && score < best[0].score)) continue;
+      if (best[0] !== undefined && score > best[0].score) best = [];
+      best.push({ row, score });
+    }
+    if (best.length === 0) {
+      throw new NgymError('NGYM_REPLAY_NO_MATCH', `${noMatch.message} Nor does it quote the keys of any of the ${this.keyed.length} replies recorded without their request.`, { status: 404 });
+    }
+    const open = best.find(({ row }) => row.given < row.responses.length);
+    if (open === undefined) {
+      const row = (best[0] as { row: KeyedReplies }).row;
+      throw new NgymError('NGYM_REPLAY_DIVERGENCE', `Replay diverged from the recording at ${row.source}:${row.line}: this request is call ${row.given + 1} for its task, and the recording holds ${row.responses.length} replies for it.`, { status: 409 });
+    }
+    open.row.given++;
+    return open.row.responses[open.row.given - 1] as Response;
   }
 
   /**
