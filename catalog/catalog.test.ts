@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { upstreamWheel } from '../src/testing/upstream-wheel.ts';
 import { buildsIn, serverRowsIn } from './gym-session.ts';
 import { inputRows, type ServerResult } from './check-resources-server.ts';
-import { compareWithRecording, comparedFields, nestedModelCalls, repeatedInputs, rewardProfile, sharedInputs } from './recordings.ts';
+import { compareWithRecording, differences, recordedModelReplies, repeatedInputs, rewardProfile, sharedInputs } from './recordings.ts';
 import { downloadHost, missingWheelData, nonPypiRequirementHost, placeholderDistribution, refusedConfig, replayDivergence, runtimeReason, startFailureReason, unsetDataVariable } from './reasons.ts';
 import { renderCatalog, summaryOf } from './render.ts';
 import { checkRewardRange, descriptionRange } from './reward-range.ts';
@@ -52,6 +52,7 @@ describe('comparing rollouts with a recording', () => {
           { field: 'reward', recorded: 1, result: 0 },
           { field: 'extracted', recorded: 'A', result: 'C' },
         ],
+        fields: 2,
       },
     ]);
   });
@@ -62,10 +63,27 @@ describe('comparing rollouts with a recording', () => {
     expect(compareWithRecording([task('q1')], recorded, results).equal).toBe(3);
   });
 
-  it('compares scalar fields both rows have, not ids, timings or the conversation', () => {
-    const recorded = { reward: 1, id: 3, question_id: 'x', verify_time: 1.5, judge_seconds: 2, extracted: 'A', details: { a: 1 }, only_recorded: 1, response: {} };
-    const result = { reward: 1, id: 4, question_id: 'y', verify_time: 9, judge_seconds: 3, extracted: 'A', details: { a: 2 }, response: {} };
-    expect(comparedFields(recorded, result)).toEqual(['reward', 'extracted']);
+  it('compares every field, nested too, and a field on one side only is a difference', () => {
+    const recorded = { reward: 1, id: 3, details: { scores: [1, 2], note: 'a' }, only_recorded: 'x', response: { output: [{ type: 'function_call', arguments: '{"a":1}' }] } };
+    const result = { reward: 1, id: 4, details: { scores: [1, 3, 4], note: 'a' }, response: { output: [{ type: 'function_call', arguments: '{"a": 1}' }] }, only_run: true };
+    expect(differences(recorded, result)).toEqual([
+      { field: 'id', recorded: 3, result: 4 },
+      { field: 'details.scores[1]', recorded: 2, result: 3 },
+      { field: 'details.scores[2]', recorded: undefined, result: 4 },
+      { field: 'only_recorded', recorded: 'x', result: undefined },
+      { field: 'response.output[0].arguments', recorded: '{"a":1}', result: '{"a": 1}' },
+      { field: 'only_run', recorded: undefined, result: true },
+    ]);
+  });
+
+  it("leaves out the collector's stamps, agent_ref, timings, materialized defaults and the task row's echoed fields", () => {
+    const recorded = { reward: 0.5, _ng_task_index: 1, agent_ref: { name: 'benchmark_agent' }, verify_seconds: 2, responses_create_params: { input: [{ type: 'message', role: 'user', content: 'q' }], temperature: null } };
+    const result = { reward: 0.5 + 1e-12, _ng_task_index: 7, agent_ref: { name: 'x_simple_agent' }, verify_seconds: 9, mask_sample: false, expected: 'A', responses_create_params: { input: [{ role: 'user', content: 'q' }] } };
+    expect(differences(recorded, result, new Set(['expected']))).toEqual([]);
+    // Not echoed from the task row: a difference.
+    expect(differences(recorded, result)).toEqual([{ field: 'expected', recorded: undefined, result: 'A' }]);
+    // A default is only a default with its value.
+    expect(differences({ mask_sample: true }, {})).toEqual([{ field: 'mask_sample', recorded: true, result: undefined }]);
   });
 
   it('tells identical inputs apart by the other fields of their row', () => {
@@ -75,10 +93,84 @@ describe('comparing rollouts with a recording', () => {
     expect(compareWithRecording(twins, recorded, results).equal).toBe(2);
   });
 
-  it('profiles the recorded rewards and finds the model calls recorded inside rollouts', () => {
-    const judged = { ...rollout('q1', 1), judge_evaluations: [{ responses_create_params: { input: 'judge this' }, response: { output: [{ type: 'message' }] } }] };
-    expect(rewardProfile([judged, rollout('q2', 0)])).toEqual({ mean: 0.5, min: 0, max: 1, count: 2 });
-    expect(nestedModelCalls([judged])).toEqual([{ responses_create_params: { input: 'judge this' }, response: { output: [{ type: 'message' }] } }]);
+  it('profiles the recorded rewards', () => {
+    expect(rewardProfile([rollout('q1', 1), rollout('q2', 0)])).toEqual({ mean: 0.5, min: 0, max: 1, count: 2 });
+  });
+});
+
+describe('model replies recorded besides the policy model\'s turns', () => {
+  const fields = new Set(['question', 'responses_create_params']);
+  const base = (extra: Record<string, unknown>) => ({ ...rollout('What is the capital of France?', 1), question: 'What is the capital of France?', ...extra });
+  const answered = { output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Paris, the capital.' }] }] };
+  const textOf = (response: unknown) => ((response as { output: { content: { text: string }[] }[] }).output[0]?.content[0]?.text);
+
+  it('pairs a request and its response at any depth, and with a prefix (aalcr: judge_responses_create_params + judge_response)', () => {
+    const row = base({
+      judge_evaluations: [{ responses_create_params: { input: 'judge this' }, response: answered }],
+      judge_responses_create_params: { input: 'judge that' },
+      judge_response: answered,
+    });
+    const replies = recordedModelReplies([row], fields);
+    expect(replies.byRequest).toEqual([
+      { responses_create_params: { input: 'judge that' }, response: answered },
+      { responses_create_params: { input: 'judge this' }, response: answered },
+    ]);
+    expect(replies.shapes).toEqual(['judge_evaluations.responses_create_params + response', 'judge_responses_create_params + judge_response'].map((shape) => shape.replace('judge_evaluations.', '')).sort());
+  });
+
+  it("pairs nemo_user_sim's invocations[].request + response and gdp_pdf's Chat Completions criteria", () => {
+    const row = base({
+      invocations: [{ sequence: 0, request: { input: [{ role: 'user', content: 'play the user' }] }, response: answered }],
+      criterion_evaluations: [{ chat_create_params: { messages: [{ role: 'user', content: [{ type: 'text', text: 'grade' }] }] }, response: { id: 'chatcmpl-1', choices: [{ message: { role: 'assistant', content: 'PASS' } }], usage: { prompt_tokens: 3, completion_tokens: 1 } } }],
+    });
+    const { byRequest, shapes } = recordedModelReplies([row], fields);
+    expect(byRequest[0]).toEqual({ responses_create_params: { input: [{ role: 'user', content: 'play the user' }] }, response: answered });
+    expect(byRequest[1]?.responses_create_params).toEqual({ input: [{ role: 'user', content: [{ type: 'input_text', text: 'grade' }] }] });
+    expect(textOf(byRequest[1]?.response)).toBe('PASS');
+    expect(shapes).toEqual(['criterion_evaluations.chat_create_params + response', 'invocations.request + response']);
+  });
+
+  it("keys inverse_if's judge_prompt + judge_response by the prompt", () => {
+    const row = base({ rubric_evaluations: [{ judge_prompt: 'Does the answer name Paris?', judge_response: 'YES', verdict: 'yes' }] });
+    const { keyed, byRequest } = recordedModelReplies([row], fields);
+    expect(byRequest).toEqual([]);
+    expect(keyed).toHaveLength(1);
+    const entry = (keyed[0] as { keyed_replies: { keys: string[]; responses: unknown[] } }).keyed_replies;
+    expect(entry.keys).toEqual(['Does the answer name Paris?']);
+    expect(entry.responses.map(textOf)).toEqual(['YES']);
+  });
+
+  it('keys raw judge texts (judge_output, judge_raw, judge_text, raw_output, judgement_*) by the task, in recorded order', () => {
+    const row = base({ judge_output: 'A', judge_raw: 'yes', nested: { raw_output: 'safe' } });
+    const { keyed, shapes } = recordedModelReplies([row], fields);
+    expect(shapes).toEqual(['judge_output', 'judge_raw', 'nested.raw_output']);
+    const entry = (keyed[0] as { keyed_replies: { keys: string[]; responses: unknown[] } }).keyed_replies;
+    // The task's own texts and the policy's last reply tell the task; texts too short to tell anything are left out.
+    expect(entry.keys).toEqual(['What is the capital of France?', 'observation added by the agent']);
+    expect(entry.responses.map(textOf)).toEqual(['A', 'yes', 'safe']);
+  });
+
+  it("gives arena_judge's two verdicts to the calls with their order of answers", () => {
+    const row = { ...base({ baseline_answer: 'The capital is Paris.', judgement_gen_base: 'A is better', judgement_base_gen: 'B is better' }), response: answered };
+    const { keyed } = recordedModelReplies([row], new Set([...fields, 'baseline_answer']));
+    expect(keyed.map((entry) => (entry as { keyed_replies: { order?: string[] } }).keyed_replies.order)).toEqual([
+      ['Paris, the capital.', 'The capital is Paris.'],
+      ['The capital is Paris.', 'Paris, the capital.'],
+    ]);
+  });
+
+  it("keys conversational_tool_use_simulation's simulator turns (responses[] not of the agent), each once", () => {
+    const turn = (id: string, text: string) => ({ id, output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }] });
+    const row = base({
+      result: { trajectory: { messages: [{ source: 'user', responses: [turn('r1', 'I need help')] }, { source: 'agent', responses: [turn('r2', 'policy turn')] }, { source: 'environment', responses: [turn('r3', 'tool result')] }] } },
+      judge_diagnostics: { verification: { judge_response: 'fine', responses: [turn('r4', 'fine')] } },
+      copy: { verification: { responses: [turn('r4', 'fine')] } },
+    });
+    const { keyed, shapes } = recordedModelReplies([row], fields);
+    const entry = (keyed[0] as { keyed_replies: { responses: unknown[] } }).keyed_replies;
+    // In the order the row holds them (its fields' order), a reply stored twice once.
+    expect(entry.responses.map(textOf)).toEqual(['I need help', 'tool result', 'fine']);
+    expect(shapes).toEqual(['messages.responses[]', 'verification.responses[]']);
   });
 });
 
@@ -192,7 +284,7 @@ describe('reasons found by investigation', () => {
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, 'humaneval.py'), 'URL = "https://github.com/evalplus/humanevalplus_release/releases/download/v0.1.10/HumanEvalPlus.jsonl.gz"\n');
     const output = `(evalplus)   File "${join(folder, 'humaneval.py')}", line 26, in _ready_human_eval_plus_path\n(evalplus) urllib.error.URLError: <urlopen error [Errno -2] Name or service not known>`;
-    expect(startFailureReason(output, { ending: 'exit 1', logPath: 'log' })).toMatchObject({ category: 'download', text: expect.stringMatching(/^download from github\.com \(at start, by a package it installs/) });
+    expect(startFailureReason(output, { ending: 'exit 1', logPath: 'log' })).toEqual({ category: 'download', text: 'download from github.com (at start: the host evalplus/data/humaneval.py:1 of the failing traceback names)' });
   });
 
   it("a path its config leaves at /nonexistent/set-<VARIABLE> names the variable", () => {
@@ -247,7 +339,7 @@ describe('environments that draw at random', () => {
     const results = [result('a', 'equal'), result('b', 'in-range'), result('c', 'differs')];
     expect(summaryOf(results)).toMatchObject({ equal: 1, inRange: 1, total: 3, byReason: new Map([['random', 1]]) });
     const page = renderCatalog({ date: 'd', machine: { cpus: 2, memoryGiB: 1, os: 'x', node: 'v22' }, upstream: 'u', results });
-    expect(page).toContain('**1 of 3 resources servers equal their recordings.**');
+    expect(page).toContain('**1 of 3 resources servers equal their recordings under strict replay, every field compared.**');
     expect(page).toContain('1 more draw at random');
     expect(page).toContain('| b |');
     expect(page).toContain('in range: b text');

@@ -3,17 +3,19 @@
  * collect` over its example.jsonl, each rollout compared with the recorded one of its task. When it cannot run or
  * does not come out as recorded, the reason.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { readServerRequirements } from '../src/gym/python-requirements.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 import { collect, type EnvironmentBuild, startGym } from './gym-session.ts';
-import { compareWithRecording, type Comparison, nestedModelCalls, readRows, recordedTasks, repeatedInputs, type RewardProfile, rewardProfile, type Row, sharedInputs } from './recordings.ts';
-import { firstErrorLine, hostInCode, hostInTraceback, investigatedCause, missingWheelData, networkFailed, placeholderDistribution, type Reason, replayDivergence, runtimeReason, startFailureReason, unsetDataVariable } from './reasons.ts';
+import { compareWithRecording, type Comparison, readRows, recordedModelReplies, recordedTasks, repeatedInputs, type RewardProfile, rewardProfile, type Row, sharedInputs } from './recordings.ts';
+import { firstDivergence, firstErrorLine, hostInTraceback, investigatedCause, missingWheelData, networkFailed, placeholderDistribution, type Reason, replayDivergence, runtimeReason, startFailureReason, unsetDataVariable } from './reasons.ts';
 import { replayArguments } from './replay-setup.ts';
 import { checkRewardRange, declaredRewardRange, type RewardRange } from './reward-range.ts';
 import { upstreamValidationRefuses } from './upstream-validation.ts';
-import { configFiles, type ResourcesServerPlan } from './upstream-servers.ts';
+import { instancesOf, POLICY_MODEL, readConfig, type ResourcesServerPlan, sandboxProviderOf } from './upstream-servers.ts';
+import { License } from '../src/config/schemas.ts';
+import { stringify } from 'yaml';
 
 export interface RunOptions {
   sitePackages: string;
@@ -58,6 +60,14 @@ export interface ServerResult {
   inputsFromRecording?: number;
   /** Rollouts equal to the recording with upstream's app.py in place of ngym's TypeScript version (+prefer_upstream=true), when that one differs. */
   upstreamEqual?: number;
+  /** Every recorded reward is the same: equality says less (a verifier that always gives it would equal too). */
+  weak?: boolean;
+  /** Where the recording holds model replies besides the policy's turns (see recordedModelReplies). */
+  recordedReplyShapes?: string[];
+  /** A value of the config that upstream's validation refuses and the catalog stood in for (spartqa's license). */
+  refusedValue?: string;
+  /** The config defining the agent when it is not the server's own, relative to site-packages. */
+  agentConfig?: string;
   /** A few differing fields, for the reader of catalog.json. */
   differences?: Comparison['differing'];
   log?: string;
@@ -87,6 +97,29 @@ function failedBuildFolder(output: string, sitePackages: string, fallback: strin
   return match === null ? fallback : join(sitePackages, match[1] as string);
 }
 
+/**
+ * A copy of a config whose agents' dataset licenses are all values ngym's (and upstream's) validation accepts, with
+ * each other value read as `TBD`, and the values it replaced; undefined when every license is accepted.
+ */
+export function withKnownLicenses(config: string, workFolder: string): { config: string; refused: string } | undefined {
+  const tree = readConfig(config);
+  if (tree === undefined) return undefined;
+  const refused = new Set<string>();
+  for (const instance of instancesOf(tree).filter((candidate) => candidate.kind === 'responses_api_agents')) {
+    for (const dataset of Array.isArray(instance.body.datasets) ? instance.body.datasets : []) {
+      const license = (dataset as Row | null)?.license;
+      if (typeof license === 'string' && !(License.options as readonly string[]).includes(license)) {
+        refused.add(license);
+        (dataset as Row).license = 'TBD';
+      }
+    }
+  }
+  if (refused.size === 0) return undefined;
+  const copy = join(workFolder, 'config-licenses.yaml');
+  writeFileSync(copy, `# ${config} with the dataset licenses ${[...refused].join(', ')} (no value validation accepts) read as TBD.\n${stringify(tree)}`);
+  return { config: copy, refused: [...refused].map((license) => `license ${license}`).join(', ') };
+}
+
 export async function checkResourcesServer(plan: ResourcesServerPlan, options: RunOptions): Promise<ServerResult> {
   const { sitePackages, workFolder } = options;
   rmSync(workFolder, { recursive: true, force: true });
@@ -100,14 +133,18 @@ export async function checkResourcesServer(plan: ResourcesServerPlan, options: R
     if (profile !== undefined) result.recorded = profile;
   }
   if (plan.config === undefined || plan.agentInstance === undefined) {
-    const configs = configFiles(plan.folder).map((file) => readFileSync(file, 'utf8')).join('\n');
-    result.reason = /sandbox_provider|docker_image|container/i.test(configs)
-      ? { category: 'container', text: `${plan.problem ?? 'no agent points at it'}: it is run by a sandboxed agent in a container (its config sets a sandbox provider / image)` }
-      : { category: 'no-config', text: plan.problem ?? 'no agent points at it' };
+    result.reason = { category: 'no-config', text: plan.problem ?? 'no config names an agent for it' };
     return result;
   }
   result.config = relativeTo(sitePackages, plan.config);
   result.agent = plan.agentInstance;
+  if (plan.agentConfig !== undefined) result.agentConfig = relativeTo(sitePackages, plan.agentConfig);
+  // A dataset license value no validation accepts is metadata: the server is loaded with it read as TBD, the value listed.
+  const licensed = withKnownLicenses(plan.config, workFolder);
+  if (licensed !== undefined) {
+    result.refusedValue = licensed.refused;
+  }
+  const runConfig = licensed?.config ?? plan.config;
   if (plan.agentImpl !== undefined) result.agentImpl = plan.agentImpl;
   if ('problem' in recording) {
     result.reason = { category: 'no-recording', text: `its recording is not usable: ${recording.problem.replace(sitePackages + '/', '')}` };
@@ -118,9 +155,9 @@ export async function checkResourcesServer(plan: ResourcesServerPlan, options: R
     result.reason = { category: 'no-recording', text: `its example data is not usable: ${examples.problem.replace(sitePackages + '/', '')}` };
     return result;
   }
-  const unreplayable = recording.rows.findIndex((row) => !Array.isArray((row.response as Row | undefined)?.output) || (row.responses_create_params as Row | undefined)?.input === undefined);
-  if (unreplayable >= 0) {
-    result.reason = { category: 'no-recording', text: `its recording holds no model responses to replay (row ${unreplayable + 1} has no responses_create_params.input and response.output)` };
+  const unusable = unreplayableRow(recording.rows);
+  if (unusable !== undefined) {
+    result.reason = { category: 'no-recording', text: unusable };
     return result;
   }
   if (options.cold) rmSync(venvFolderOf('resources_servers', plan.name), { recursive: true, force: true });
@@ -130,19 +167,26 @@ export async function checkResourcesServer(plan: ResourcesServerPlan, options: R
   writeFileSync(inputPath, inputs.rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
   const context = { plan, examples: inputs.rows, recording: recording.rows, options, logPath, inputPath };
 
+  // Every model reply the recording holds besides the policy's turns: the other model servers (judges, simulators)
+  // answer from them; the policy model too when the verifier calls it as its judge.
+  const replies = recordedModelReplies(recording.rows, new Set(examples.rows.flatMap((row) => Object.keys(row))));
+  if (replies.shapes.length > 0) result.recordedReplyShapes = replies.shapes;
   const modelCalls = join(workFolder, 'recorded-model-calls.jsonl');
-  const calls = nestedModelCalls(recording.rows);
-  writeFileSync(modelCalls, calls.map((row) => `${JSON.stringify(row)}\n`).join(''));
+  writeFileSync(modelCalls, [...replies.byRequest, ...replies.keyed].map((row) => `${JSON.stringify(row)}\n`).join(''));
+  const policyCalls = join(workFolder, 'recorded-policy-calls.jsonl');
+  const policyJudges = plan.verifierModels.includes(POLICY_MODEL);
+  writeFileSync(policyCalls, [...replies.byRequest, ...(policyJudges ? replies.keyed : [])].map((row) => `${JSON.stringify(row)}\n`).join(''));
+  const calls = replies.byRequest.length + replies.keyed.length;
   const setup = {
-    config: plan.config,
+    config: runConfig,
     companionConfigs: plan.companionConfigs,
     replayPolicy: true,
-    policyRecordings: calls.length > 0 ? [plan.recordingPath, modelCalls] : [plan.recordingPath],
+    policyRecordings: replies.byRequest.length > 0 || (policyJudges && replies.keyed.length > 0) ? [plan.recordingPath, policyCalls] : [plan.recordingPath],
     otherModels: plan.otherModels,
     otherRecordings: [modelCalls],
     workFolder,
   };
-  const args = replayArguments(setup);
+  const args = [...replayArguments(setup), ...plan.overrides];
   const first = await runAndCompare(args, 'rollouts', context);
   result.builds = buildsRecord(first.builds);
   if (!first.ready) {
@@ -158,6 +202,7 @@ export async function checkResourcesServer(plan: ResourcesServerPlan, options: R
   const { comparison, failed } = first;
   result.equal = comparison.equal;
   result.total = comparison.total;
+  if (result.recorded !== undefined && result.recorded.min === result.recorded.max) result.weak = true;
   if (comparison.equal === comparison.total && comparison.results === comparison.total && failed.length === 0) {
     result.status = 'equal';
     return result;
@@ -173,14 +218,16 @@ export async function checkResourcesServer(plan: ResourcesServerPlan, options: R
     log,
     timedOut: first.collect.code === 'timeout',
     sharedInputs: sharedInputs(inputs.rows),
-    recordedModelCalls: calls.length,
+    recordedModelCalls: calls,
+    replyShapes: replies.shapes,
+    options,
     inputsFromRecording: inputs.fromRecording,
     recordedTaskLines: new Set(recordedTasks(inputs.rows, recording.rows).filter((task) => task !== undefined)),
     inputCount: inputs.rows.length,
     hasMediaInput: inputs.rows.some((row) => /"type":\s*"input_(image|file|audio)"/.test(JSON.stringify(row.responses_create_params ?? {}))),
   });
   if (result.reason.category === 'random') {
-    await checkInRange(result, replayArguments({ ...setup, fallback: true }), context);
+    await checkInRange(result, [...replayArguments({ ...setup, fallback: true }), ...plan.overrides], context);
     return result;
   }
   // ngym's TypeScript version of an upstream server that does not come out as recorded: does upstream's own app.py?
@@ -198,6 +245,29 @@ export async function checkResourcesServer(plan: ResourcesServerPlan, options: R
     }
   }
   return result;
+}
+
+/**
+ * Why a recording cannot be replayed, row by row: no rollout shape at all (other fields only), no request to match
+ * (an empty input), or no model reply (an empty output).
+ */
+export function unreplayableRow(rows: readonly Row[]): string | undefined {
+  for (const [index, row] of rows.entries()) {
+    const input = (row.responses_create_params as Row | undefined)?.input;
+    const output = (row.response as Row | undefined)?.output;
+    const at = `row ${index + 1}`;
+    if (input === undefined && output === undefined) {
+      const fields = Object.keys(row).slice(0, 6).join(', ');
+      return `its recording holds no rollouts in the shape replay answers from: ${at} has no responses_create_params.input and no response.output (its fields: ${fields}${Object.keys(row).length > 6 ? ', ...' : ''})`;
+    }
+    if (input === undefined) return `its recording holds replies without their requests: ${at} has no responses_create_params.input`;
+    if (!Array.isArray(output)) return `its recording holds task inputs, not rollouts: ${at} has no response.output (no model reply to replay)`;
+    if ((typeof input === 'string' && input === '') || (Array.isArray(input) && input.length === 0)) {
+      return `its recording is empty of requests: ${at}'s responses_create_params.input is empty${output.length === 0 ? ' and its response.output too' : ''}, so no request the agent sends can be matched to it`;
+    }
+    if (output.length === 0) return `its recording is empty of replies: ${at}'s response.output is empty (no model reply to replay)`;
+  }
+  return undefined;
 }
 
 /**
@@ -327,7 +397,9 @@ async function whyNotStarted(output: string, ending: string, plan: ResourcesServ
   const placeholder = placeholderDistribution(output, join(venvFolderOf('resources_servers', plan.name), '.venv'));
   if (placeholder !== undefined) return placeholder;
   const requirementLines = requirementLinesOf(failedBuildFolder(output, options.sitePackages, plan.folder));
-  return startFailureReason(output, { ending, requirementLines, logPath: log, folder: plan.folder });
+  const reason = startFailureReason(output, { ending, requirementLines, logPath: log, folder: plan.folder });
+  const sandbox = reason.category === 'error' || reason.category === 'timeout' ? sandboxProviderOf(options.sitePackages, [plan.config ?? '', ...plan.companionConfigs]) : undefined;
+  return sandbox === undefined ? reason : { category: 'container', text: `needs ${sandbox}: ${reason.text}` };
 }
 
 interface DiffContext {
@@ -341,6 +413,9 @@ interface DiffContext {
   sharedInputs: boolean;
   hasMediaInput: boolean;
   recordedModelCalls: number;
+  /** The shapes the recorded model replies came in. */
+  replyShapes: readonly string[];
+  options: RunOptions;
   inputsFromRecording: number;
   /** Rows of the input file that some recorded rollout belongs to, and how many rows it has. */
   recordedTaskLines: Set<number>;
@@ -378,6 +453,10 @@ function whyDiffers(context: DiffContext): Reason {
     }
     const missing = missingWheelData(text, context.plan.folder) ?? unsetDataVariable(text);
     if (missing !== undefined) return missing;
+    const divergence = firstDivergence(errors, context.options.sitePackages);
+    if (divergence !== undefined) return { category: 'diverges', text: `${divergence}: ${failed.length} of ${comparison.total} rollouts failed` };
+    const sandbox = sandboxProviderOf(context.options.sitePackages, [context.plan.config ?? '', ...context.plan.companionConfigs]);
+    if (sandbox !== undefined) return { category: 'container', text: `needs ${sandbox}: ${failed.length} of ${comparison.total} rollouts failed: ${(firstErrorLine(errors) ?? '').slice(0, 300)} (log ${log})` };
     const runtime = runtimeReason(text, log);
     const unrecorded = failed.filter((row) => typeof row.input_line === 'number' && !context.recordedTaskLines.has(row.input_line - 1)).length;
     if (/No recorded rollout starts with this input/.test(errors) && unrecorded > 0) {
@@ -388,7 +467,7 @@ function whyDiffers(context: DiffContext): Reason {
       const judgeCall = holds.some((count) => count !== comparison.total) || context.plan.otherModels.length > 0;
       const judges = context.plan.otherModels.join(', ') || 'the judge';
       if (judgeCall && context.recordedModelCalls > 0) {
-        return { category: 'judge', text: `${judges} was sent prompts the recording's ${context.recordedModelCalls} judge evaluations do not hold: ${failed.length} of ${comparison.total} rollouts failed` };
+        return { category: 'judge', text: `${judges} was sent requests none of the recording's ${context.recordedModelCalls} recorded model replies (${context.replyShapes.join('; ')}) answers: ${failed.length} of ${comparison.total} rollouts failed` };
       }
       if (judgeCall) return { category: 'judge', text: `a model call besides the policy's (${judges}) has no recorded reply: ${failed.length} of ${comparison.total} rollouts failed` };
       if (context.hasMediaInput) {
@@ -397,16 +476,31 @@ function whyDiffers(context: DiffContext): Reason {
       return { category: 'random', text: `the environment's observations differ from the recording (it draws at random, with no seed in its config), so the recorded replies do not apply: ${failed.length} of ${comparison.total} rollouts failed` };
     }
     if (runtime !== undefined) return runtime;
-    const host = networkFailed(text) ? (hostInCode(context.plan.folder) ?? hostInTraceback(text)) : undefined;
-    if (host !== undefined) return { category: 'download', text: `download from ${host} (while verifying; the host its code names)` };
+    const host = networkFailed(text) ? hostInTraceback(text) : undefined;
+    if (host !== undefined) return { category: 'download', text: `download from ${host.host} (while running: the host ${host.file}:${host.line} of the failing traceback names)` };
     const first = firstErrorLine(errors) ?? errors.split('\n')[0] ?? '';
     return { category: 'error', text: `${failed.length} of ${comparison.total} rollouts failed: ${first.slice(0, 400)} (log ${log})` };
   }
-  if (context.timedOut) return { category: 'timeout', text: `ngym collect did not finish in time (log ${log})` };
+  if (context.timedOut) {
+    const sandbox = sandboxProviderOf(context.options.sitePackages, [context.plan.config ?? '', ...context.plan.companionConfigs]);
+    if (sandbox !== undefined) return { category: 'container', text: `needs ${sandbox}: ngym collect did not finish in time, its rollouts waiting on a sandbox (log ${log})` };
+    return { category: 'timeout', text: `ngym collect did not finish in time (log ${log})` };
+  }
   const skipped = /^\s*line \d+: (.+)$/m.exec(context.run.output)?.[1];
   if (skipped !== undefined) return { category: 'error', text: `ngym collect skipped its input rows: ${skipped.slice(0, 300)} (log ${log})` };
   if (context.run.code !== '0' && comparison.results === 0) {
     return { category: 'error', text: `ngym collect exited ${context.run.code}: ${firstErrorLine(context.run.output) ?? ''} (log ${log})` };
+  }
+  const differing = comparison.differing.flatMap((entry) => entry.differences);
+  if (comparison.results === comparison.total && differing.length > 0 && comparison.differing.every((entry) => entry.fields === entry.differences.length) && differing.every((difference) => difference.field.startsWith('responses_create_params.'))) {
+    const fields = [...new Map(differing.map((difference) => [difference.field, difference])).values()].slice(0, 4);
+    const shown = fields.map((difference) => `${difference.field}: ${difference.recorded === undefined ? 'absent' : JSON.stringify(difference.recorded)} recorded, ${difference.result === undefined ? 'absent' : JSON.stringify(difference.result)} in the run's`).join('; ');
+    return { category: 'differs', text: `its recording's requests carry other parameters than its task rows (${shown}), every other field equal: ${comparison.equal} of ${comparison.total} rollouts equal the recording` };
+  }
+  const complete = comparison.results === comparison.total && differing.length > 0 && comparison.differing.every((entry) => entry.fields === entry.differences.length);
+  if (complete && differing.every((difference) => difference.recorded === undefined)) {
+    const names = [...new Set(differing.map((difference) => difference.field))];
+    return { category: 'differs', text: `its rollouts hold fields its recording does not (${names.slice(0, 8).join(', ')}${names.length > 8 ? ', ...' : ''}: a verifier newer than the recording's writes them), every recorded field equal: ${comparison.equal} of ${comparison.total} rollouts equal the recording` };
   }
   if (context.recordedModelCalls === 0 && context.plan.verifierModels.length > 0) {
     return { category: 'judge', text: `its verifier calls ${context.plan.verifierModels.join(', ')}, whose replies are not in the recording: ${comparison.equal} of ${comparison.total} rollouts equal the recording` };

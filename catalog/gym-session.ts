@@ -45,7 +45,11 @@ export interface FailedGym {
   output: string;
 }
 
+/** Set once the catalog is being stopped: no new session starts after (one starting then would outlive it). */
+let stopping = false;
+
 function spawnCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  if (stopping) throw new Error('The catalog is stopping: no new ngym process is started.');
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: PACKAGE_ROOT,
     env: { ...process.env, NGYM_LOG_LEVEL: 'warn', ...env },
@@ -74,7 +78,9 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 
 /** Kills every ngym process the catalog started (on SIGINT/SIGTERM of the catalog). */
 export async function stopAllSessions(): Promise<void> {
-  await Promise.all([...live].map(stopProcess));
+  stopping = true;
+  // Until none is left: a session whose start was under way when stopping began is stopped too.
+  while (live.size > 0) await Promise.all([...live].map(stopProcess));
 }
 
 const BUILT = /Python environment of .+? \(([^)]+)\): built in ([\d.]+) s/g;

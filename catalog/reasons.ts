@@ -12,6 +12,7 @@ export type ReasonCategory =
   | 'container'
   | 'gpu'
   | 'judge'
+  | 'diverges'
   | 'random'
   | 'replay'
   | 'upstream-config'
@@ -34,6 +35,7 @@ export const CATEGORY_TITLES: Record<ReasonCategory, string> = {
   container: 'needs a container runtime or image',
   gpu: 'needs a GPU / CUDA / vLLM',
   judge: "a judge or simulator model whose replies are not in the recording",
+  diverges: 'strict replay: a tool output or request differs from the recording',
   random: 'draws at random, unseeded: the recorded replies do not apply',
   replay: 'replay_model cannot pair its tasks with their recorded replies',
   'upstream-config': "upstream's own config fails upstream's own validation",
@@ -78,28 +80,9 @@ export function nonPypiRequirementHost(lines: readonly string[]): string | undef
 
 const NETWORK_FAILURE = /Name or service not known|Temporary failure in name resolution|getaddrinfo|Network is unreachable|URLError|ConnectError|ConnectionError|LocalEntryNotFoundError|couldn't connect|Cannot connect/;
 
-/** Whether the output shows a connection to somewhere failing (to name its host, see hostInCode). */
+/** Whether the output shows a connection to somewhere failing (to name its host, see hostInTraceback). */
 export function networkFailed(text: string): boolean {
   return NETWORK_FAILURE.test(text);
-}
-
-/** The first non-local host a server's Python code names (its folder and one level below): where it downloads from. */
-export function hostInCode(folder: string): string | undefined {
-  const files = (directory: string, depth: number): string[] => {
-    if (!existsSync(directory)) return [];
-    return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-      const path = join(directory, entry.name);
-      if (entry.isDirectory()) return depth > 0 && !['tests', '__pycache__', 'data'].includes(entry.name) ? files(path, depth - 1) : [];
-      return entry.name.endsWith('.py') ? [path] : [];
-    });
-  };
-  for (const file of files(folder, 1)) {
-    for (const match of readFileSync(file, 'utf8').matchAll(/["'](?:git\+)?https?:\/\/([^/\s'"@:]+)/g)) {
-      const host = (match[1] as string).toLowerCase();
-      if (!LOCAL_HOSTS.test(host) && host.includes('.') && !/^(www\.)?(apache\.org|github\.com\/NVIDIA|errors\.pydantic\.dev)/.test(host)) return host;
-    }
-  }
-  return undefined;
 }
 
 function missingMandatory(text: string): string | undefined {
@@ -144,10 +127,8 @@ export function startFailureReason(output: string, options: { ending: string; re
   if (refused !== undefined) return refused;
   const runtime = runtimeReason(output, options.logPath);
   if (runtime !== undefined) return runtime;
-  const host = networkFailed(output) && options.folder !== undefined ? hostInCode(options.folder) : undefined;
-  if (host !== undefined) return { category: 'download', text: `download from ${host} (at start; the host its code names)` };
-  const packageHost = networkFailed(output) ? hostInTraceback(output) : undefined;
-  if (packageHost !== undefined) return { category: 'download', text: `download from ${packageHost} (at start, by a package it installs: the host the failing traceback's code names)` };
+  const host = networkFailed(output) ? hostInTraceback(output) : undefined;
+  if (host !== undefined) return { category: 'download', text: `download from ${host.host} (at start: the host ${host.file}:${host.line} of the failing traceback names)` };
   return { category: 'error', text: `${firstErrorLine(output) ?? `ngym run ended (${options.ending})`} (log ${options.logPath})` };
 }
 
@@ -194,19 +175,37 @@ export function refusedConfig(output: string): Reason | undefined {
 }
 
 /** Packages a traceback passes through that name hosts without downloading from them (servers, HTTP clients, ngym's bridge). */
-const NOT_DOWNLOADERS = /\/site-packages\/(urllib3?|requests|aiohttp|httpx|httpcore|fastapi|starlette|uvicorn|pydantic|anyio|nemo_gym|wget\.py)\b/;
+const NOT_DOWNLOADERS = /\/site-packages\/(urllib3?|requests|aiohttp|httpx|httpcore|fastapi|starlette|uvicorn|pydantic|anyio|nemo_gym|wget\.py)\b|\/lib\/python3\.\d+\/(?!site-packages\/)/;
+/** How far from a frame's line a host counts as that frame's (the function it is in). */
+const FRAME_REACH = 40;
 
-/** The first non-local host named in a Python file of the failing traceback (a package that downloads at import or start). */
-export function hostInTraceback(output: string): string | undefined {
-  const files = [...output.matchAll(/File "([^"]+\.py)", line \d+/g)].map((match) => match[1] as string).filter((file) => /site-packages\//.test(file) && !NOT_DOWNLOADERS.test(file));
-  for (const file of new Set(files)) {
-    if (!existsSync(file)) continue;
-    for (const match of readFileSync(file, 'utf8').matchAll(/["'](?:git\+)?https?:\/\/([^/\s'"@:{]+)/g)) {
-      const host = (match[1] as string).toLowerCase();
-      if (!LOCAL_HOSTS.test(host) && host.includes('.')) return host;
+/**
+ * The host the failing code path names: the frames of the traceback (innermost first) whose code downloads, each read
+ * around the line that ran; the first non-local host there, with the file and line it is at.
+ */
+export function hostInTraceback(output: string): { host: string; file: string; line: number } | undefined {
+  const frames = [...output.matchAll(/File "([^"]+\.py)", line (\d+)/g)].map((match) => ({ file: match[1] as string, line: Number(match[2]) })).filter((frame) => !NOT_DOWNLOADERS.test(frame.file));
+  const seen = new Set<string>();
+  for (const frame of frames.reverse()) {
+    const key = `${frame.file}:${frame.line}`;
+    if (seen.has(key) || !existsSync(frame.file)) continue;
+    seen.add(key);
+    const lines = readFileSync(frame.file, 'utf8').split('\n');
+    // Nearest lines first: the one that ran, then outward.
+    const order = [...Array(FRAME_REACH * 2 + 1).keys()].map((offset) => frame.line - 1 + (offset % 2 === 0 ? offset / 2 : -(offset + 1) / 2)).filter((index) => index >= 0 && index < lines.length);
+    for (const index of order) {
+      for (const match of (lines[index] as string).matchAll(/["'](?:git\+)?https?:\/\/([^/\s'"@:{]+)/g)) {
+        const host = (match[1] as string).toLowerCase();
+        if (!LOCAL_HOSTS.test(host) && host.includes('.')) return { host, file: shortPath(frame.file), line: index + 1 };
+      }
     }
   }
   return undefined;
+}
+
+function shortPath(file: string): string {
+  const at = file.indexOf('site-packages/');
+  return at < 0 ? file : file.slice(at + 'site-packages/'.length);
 }
 
 /**
@@ -262,6 +261,26 @@ export function replayDivergence(errors: string): 'first-observation' | 'observa
   if (match === null) return undefined;
   if (match[1] === '0' && match[2] !== 'message') return 'first-observation';
   return match[2] === 'message' && match[3] === 'user' ? 'observation' : undefined;
+}
+
+/**
+ * The first step at which a strict replay parted from the recording, as replay_model reports it (the recording's
+ * row, the step, what was recorded and what was sent), from the first failed rollout that names one.
+ */
+export function firstDivergence(errors: string, sitePackages: string): string | undefined {
+  const text = errors.replace(/\\+"/g, '"').replace(/\\+n/g, '\n').replace(/\\+'/g, "'");
+  const step = /Replay diverged from the recording at (\S+?):(\d+), output item (\d+): the (tool output|item) sent differs from the recorded one\.\s*recorded: (.*?(?:\]|\.\.\.|nothing))\s*received: (.*?(?:\]|\.\.\.|nothing))(?=["'}\s]|$)/s.exec(text);
+  const where = (path: string) => path.replace(`${sitePackages}/`, '');
+  if (step !== null) {
+    const [, path, line, item, what, recorded, received] = step as unknown as [string, string, string, string, string, string, string];
+    const clip = (value: string) => (value.length > 160 ? `${value.slice(0, 160)}...` : value);
+    return `strict replay diverges at ${where(path)}:${line}, step ${item} (output item ${item}): the ${what} sent differs from the recorded one (recorded ${clip(recorded)}; sent ${clip(received)})`;
+  }
+  const keyed = /Replay diverged from the recording at (\S+?):(\d+): this request is call (\d+) for its task, and the recording holds (\d+) replies for it/.exec(text);
+  if (keyed !== null) return `a model besides the policy is called more often than recorded: call ${keyed[3]} for a task whose recording (${where(keyed[1] as string)}:${keyed[2]}) holds ${keyed[4]} replies`;
+  const ended = /The recording at (\S+?):(\d+) has no model output at item (\d+) \((the recording ended|the agent supplies the item there)\)/.exec(text);
+  if (ended !== null) return `strict replay diverges at ${where(ended[1] as string)}:${ended[2]}, step ${ended[3]}: the agent asks the model for a reply where the recording has none (${ended[4]})`;
+  return undefined;
 }
 
 /**

@@ -38,31 +38,45 @@ function environmentCell(result: ServerResult): string {
 }
 
 /** Equal servers, in-range ones (random environments, counted apart), and the others by reason. */
-export function summaryOf(results: readonly ServerResult[]): { equal: number; inRange: number; total: number; byReason: Map<ReasonCategory, number> } {
+export function summaryOf(results: readonly ServerResult[]): { equal: number; weak: number; inRange: number; total: number; byReason: Map<ReasonCategory, number> } {
   const resources = results.filter((result) => result.kind === 'resources_servers');
   const byReason = new Map<ReasonCategory, number>();
   for (const result of resources) {
     if (result.status !== 'equal' && result.status !== 'in-range' && result.reason !== undefined) byReason.set(result.reason.category, (byReason.get(result.reason.category) ?? 0) + 1);
   }
   const count = (status: ServerResult['status']) => resources.filter((result) => result.status === status).length;
-  return { equal: count('equal'), inRange: count('in-range'), total: resources.length, byReason };
+  const weak = resources.filter((result) => result.status === 'equal' && result.weak === true).length;
+  return { equal: count('equal'), weak, inRange: count('in-range'), total: resources.length, byReason };
 }
 
 export function renderCatalog(catalog: Catalog): string {
-  const { equal, inRange, total, byReason } = summaryOf(catalog.results);
+  const { equal, weak, inRange, total, byReason } = summaryOf(catalog.results);
   const lines = [
     '# Catalog: upstream NeMo Gym 0.7.0\'s environments under `ngym run`',
     '',
-    'Every server folder of upstream NeMo Gym 0.7.0\'s wheel, started by `ngym run` with its own config. A resources',
-    'server runs with replay_model as its policy model replaying upstream\'s own recording (`data/example_rollouts.jsonl`),',
-    '`ngym collect` runs its `data/example.jsonl`, and each rollout\'s reward and verify fields are compared with the',
-    'recorded rollout of the same task. Model servers the config names besides the policy model (judges, user',
-    'simulators) replay the model calls recorded inside the rollouts, where there are any. Made by `npm run catalog -- all`',
-    '(catalog/run.ts); the figures are in `results/catalog/catalog.json`.',
+    "Every server folder of upstream NeMo Gym 0.7.0's wheel (found by upstream's own rule: a resources server is a folder",
+    'whose `configs/*.yaml` declares a `resources_servers` block), started by `ngym run` with its own config. A resources',
+    "server runs with replay_model as its policy model replaying upstream's own recording (`data/example_rollouts.jsonl`),",
+    '`ngym collect` runs its `data/example.jsonl`, and each rollout is compared with the recorded rollout of its task.',
+    'Made by `npm run catalog -- all` (catalog/run.ts); the figures are in `results/catalog/catalog.json`.',
+    '',
+    '**How equality is judged.** Replay is strict: every request the agent sends the model must continue the recording',
+    '(the tool calls and the tool outputs and observations the environment returned, byte for byte), and a request that',
+    'parts from it fails the rollout with the first step where it did (the recording\'s line, the step, recorded against',
+    'sent). Model servers the config names besides the policy model (judges, user simulators) answer only from the model',
+    "replies recorded inside the rollouts, in every shape upstream's servers store them: with their request (answered by",
+    'request) or without it (raw judge texts, simulator turns: answered by the task the request quotes, in recorded',
+    'order); a call with no recorded reply fails. A rollout equals its recording when every field of the recorded row',
+    'equals the run\'s, nested objects and lists too; a field on one side only is a difference. Not compared: the',
+    "collector's `_ng_*` stamps, `agent_ref` (the agent instance's name) and fields named as timings (`*_seconds`,",
+    '`*_ms`, `latency`, `elapsed`, ...). Numbers are equal within 1e-9 relative.',
+    '',
+    '**Weak evidence.** A server whose recorded rewards are all the same (say five times 1) is marked *weak*: a verifier',
+    'that always gave that reward would equal it on the reward; its other fields are what the equality rests on.',
     '',
     `Run ${catalog.date} on ${catalog.machine.cpus} CPUs, ${catalog.machine.memoryGiB} GiB, ${catalog.machine.os}, Node ${catalog.machine.node}; upstream ${catalog.upstream}.`,
     '',
-    `**${equal} of ${total} resources servers equal their recordings.**`,
+    `**${equal} of ${total} resources servers equal their recordings under strict replay, every field compared${weak > 0 ? `; ${weak} of the ${equal} are weak evidence (every recorded reward the same)` : ''}.**`,
     '',
   ];
   if (inRange > 0) {
@@ -94,8 +108,10 @@ export function renderCatalog(catalog: Catalog): string {
       lines.push('| server | runs | environment | ready | equal | recorded reward | reason |', '|---|---|---|---|---|---|---|');
       for (const result of results) {
         const profile = result.recorded === undefined ? '' : `${number(result.recorded.mean)} (${number(result.recorded.min)}..${number(result.recorded.max)}, n=${result.recorded.count})`;
-        const equalCell = result.total === undefined ? '' : `${result.equal ?? 0} / ${result.total}`;
-        const reason = result.status === 'equal' ? '' : result.status === 'in-range' ? `in range: ${result.reason?.text ?? ''}` : (result.reason?.text ?? '');
+        const equalCell = result.total === undefined ? '' : `${result.equal ?? 0} / ${result.total}${result.status === 'equal' && result.weak === true ? ' (weak)' : ''}`;
+        const why = result.status === 'equal' ? '' : result.status === 'in-range' ? `in range: ${result.reason?.text ?? ''}` : (result.reason?.text ?? '');
+        const refused = result.refusedValue === undefined ? '' : `loaded with its ${result.refusedValue}, which no validation accepts (metadata only), read as TBD`;
+        const reason = [refused, why].filter(Boolean).join('; ');
         lines.push(`| ${result.name} | ${result.hosting ?? ''} | ${environmentCell(result)} | ${seconds(result.readySeconds)} | ${equalCell} | ${profile} | ${cell(reason)} |`);
       }
     } else {

@@ -3,6 +3,8 @@
  * policy model replays the recording, and every other model server the config names (a judge, a user simulator)
  * replays the model calls recorded inside the rollouts (empty when there are none, so such a call fails by name).
  * A model server the config defines itself is replaced in a copy of the config written beside the run's log.
+ * Replay is strict: the tool outputs and observations the agent sends must equal the recorded ones, and a divergence
+ * fails the rollout naming its first step (replay_model's `strict`).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,7 +36,7 @@ const list = (paths: readonly string[]) => `[${paths.join(',')}]`;
 
 export function replayArguments(setup: ReplaySetup): string[] {
   const tree = readConfig(setup.config) ?? {};
-  const replay = (recordings: readonly string[]) => ({ responses_api_models: { replay_model: { entrypoint: 'app.ts', rollouts_jsonl_fpath: [...recordings], strict: false } } });
+  const replay = (recordings: readonly string[]) => ({ responses_api_models: { replay_model: { entrypoint: 'app.ts', rollouts_jsonl_fpath: [...recordings], strict: true } } });
   const defined = setup.otherModels.filter((name) => name in tree);
   let config = setup.config;
   if (defined.length > 0) {
@@ -45,10 +47,10 @@ export function replayArguments(setup: ReplaySetup): string[] {
   }
   const configs = [config, ...(setup.companionConfigs ?? [])];
   const args = [`+config_paths=${list(setup.replayPolicy ? [...configs, REPLAY_CONFIG] : configs)}`];
-  if (setup.replayPolicy) args.push(`+${POLICY_MODEL}.responses_api_models.replay_model.rollouts_jsonl_fpath=${list(setup.policyRecordings)}`);
+  if (setup.replayPolicy) args.push(`+${POLICY_MODEL}.responses_api_models.replay_model.rollouts_jsonl_fpath=${list(setup.policyRecordings)}`, `+${POLICY_MODEL}.responses_api_models.replay_model.strict=true`);
   if (setup.replayPolicy && setup.fallback === true) args.push(`+${POLICY_MODEL}.responses_api_models.replay_model.fallback=nearest`);
   for (const name of setup.otherModels.filter((model) => !defined.includes(model))) {
-    args.push(`+${name}={responses_api_models: {replay_model: {entrypoint: app.ts, rollouts_jsonl_fpath: ${list(setup.otherRecordings)}, strict: false}}}`);
+    args.push(`+${name}={responses_api_models: {replay_model: {entrypoint: app.ts, rollouts_jsonl_fpath: ${list(setup.otherRecordings)}, strict: true}}}`);
   }
   return args;
 }

@@ -48,7 +48,7 @@ function selectJobs(names: readonly string[], sitePackages: string): Job[] {
     else {
       const [kind, folder] = name.includes('/') ? (name.split('/', 2) as [ServerKind, string]) : (['resources_servers', name] as [ServerKind, string]);
       if (!folders.get(kind)?.includes(folder)) {
-        throw new Error(`Upstream 0.7.0 has no server ${kind}/${folder} in ${sitePackages} (a folder with app.py).\n${USAGE}`);
+        throw new Error(`Upstream 0.7.0 has no server ${kind}/${folder} in ${sitePackages} (upstream's rule: a folder whose configs/*.yaml declares that kind's block; see serverFolders).\n${USAGE}`);
       }
       jobs.push({ kind, name: folder });
     }
@@ -65,7 +65,7 @@ function machine(): Machine {
 function progressLine(index: number, total: number, result: ServerResult): string {
   const where = result.kind === 'resources_servers' ? result.name : `${result.kind}/${result.name}`;
   const parts = [result.hosting ?? '-'];
-  if (result.status === 'equal' || result.status === 'differs' || result.status === 'in-range') parts.push(`${result.equal}/${result.total} equal`);
+  if (result.status === 'equal' || result.status === 'differs' || result.status === 'in-range') parts.push(`${result.equal}/${result.total} equal${result.status === 'equal' && result.weak === true ? ' (weak: every recorded reward the same)' : ''}`);
   if (result.status === 'in-range' && result.rewardRange !== undefined) parts.push(`every row within ${result.rewardRange.lower}..${result.rewardRange.upper}`);
   if (result.status === 'started') parts.push('started');
   if (result.readySeconds !== undefined) parts.push(`ready ${result.readySeconds.toFixed(1)} s`);
@@ -161,7 +161,8 @@ async function main(): Promise<number> {
   const summary = summaryOf(results);
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
   const inRange = summary.inRange > 0 ? `, ${summary.inRange} more run every row within their declared reward range (random)` : '';
-  process.stdout.write(`\n${summary.equal} of ${summary.total} resources servers equal their recordings${inRange} (this run, ${minutes} min). ${catalogPath}${values.out === undefined ? `, ${DOC}` : ''}\n`);
+  const weak = summary.weak > 0 ? ` (${summary.weak} of them weak evidence: every recorded reward the same)` : '';
+  process.stdout.write(`\n${summary.equal} of ${summary.total} resources servers equal their recordings under strict replay, every field compared${weak}${inRange} (this run, ${minutes} min). ${catalogPath}${values.out === undefined ? `, ${DOC}` : ''}\n`);
   if (values.check === true) {
     const unequal = results.filter((result) => (result.kind === 'resources_servers' ? result.status !== 'equal' && result.status !== 'in-range' : result.status !== 'started'));
     if (unequal.length > 0) {

@@ -3,7 +3,7 @@
  * own recording needs: its config, the agent instance pointing at it, the agent's example dataset, the recording,
  * and the model servers (judges, user simulators) the config names besides the policy model.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
@@ -15,12 +15,25 @@ export const POLICY_MODEL = 'policy_model';
 
 type ConfigTree = Record<string, unknown>;
 
-/** The real server folders of a kind: an `app.py` inside (no `__pycache__`, no shared library folder). */
+/**
+ * The server folders of a kind, by upstream 0.7.0's own discovery rules (nemo_gym's registries): a resources server
+ * is a folder with a `configs/*.yaml` declaring a `resources_servers` block (so gymnasium, entrypoint base.py, and
+ * sec_local_index, local_edgar_search.py, count); an agent a folder with an `app.py` or a config declaring a
+ * `responses_api_agents` block; a model server a folder with a config. Environment servers have no registry
+ * upstream: a folder with an `app.py`.
+ */
 export function serverFolders(sitePackages: string, kind: ServerKind): string[] {
   const root = join(sitePackages, kind);
   if (!existsSync(root)) return [];
+  const declares = (folder: string, block: ServerKind) => configFiles(folder).some((file) => instancesOf(readConfig(file) ?? {}).some((instance) => instance.kind === block));
+  const isServer = (folder: string): boolean => {
+    if (kind === 'resources_servers') return declares(folder, 'resources_servers');
+    if (kind === 'responses_api_agents') return existsSync(join(folder, 'app.py')) || declares(folder, 'responses_api_agents');
+    if (kind === 'responses_api_models') return configFiles(folder).length > 0;
+    return existsSync(join(folder, 'app.py'));
+  };
   return readdirSync(root, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && entry.name !== '__pycache__' && existsSync(join(root, entry.name, 'app.py')))
+    .filter((entry) => entry.isDirectory() && entry.name !== '__pycache__' && isServer(join(root, entry.name)))
     .map((entry) => entry.name)
     .sort();
 }
@@ -93,6 +106,10 @@ export interface ResourcesServerPlan {
   verifierModels: string[];
   /** Configs of the servers the chosen config's usage line says to start with it. */
   companionConfigs: string[];
+  /** The config that defines the agent when it is not the server's own (an agent's or a benchmark's). */
+  agentConfig?: string;
+  /** `+key=value` overrides the run needs (filling an agent config's `???` with this server). */
+  overrides: string[];
   /** Why no run can be planned (no config naming an agent for this server, ...). */
   problem?: string;
 }
@@ -102,6 +119,10 @@ interface Candidate {
   resources: ConfigInstance;
   agent: ConfigInstance;
   example: string | undefined;
+  /** A config besides the server's own that defines the agent (an agent's or a benchmark's). */
+  agentConfig?: string;
+  /** `+key=value` filling the agent's `resources_server: {name: ???}` with this server (its `allowed_agents`). */
+  fill?: string;
 }
 
 function exampleDatasetOf(agent: ConfigInstance): string | undefined {
@@ -110,7 +131,6 @@ function exampleDatasetOf(agent: ConfigInstance): string | undefined {
   const example = datasets.find((dataset) => isTree(dataset) && dataset.type === 'example') as ConfigTree | undefined;
   return typeof example?.jsonl_fpath === 'string' ? example.jsonl_fpath : undefined;
 }
-
 function agentRefOfExamples(examplePath: string): string | undefined {
   if (!existsSync(examplePath)) return undefined;
   for (const line of readFileSync(examplePath, 'utf8').split('\n')) {
@@ -125,47 +145,101 @@ function agentRefOfExamples(examplePath: string): string | undefined {
   return undefined;
 }
 
+/** The YAML files that can name an agent for a resources server besides its own: agents' configs and benchmarks'. */
+function otherConfigFiles(sitePackages: string): string[] {
+  const files: string[] = [];
+  const agents = join(sitePackages, 'responses_api_agents');
+  if (existsSync(agents)) for (const agent of readdirSync(agents).sort()) files.push(...configFiles(join(agents, agent)));
+  const benchmarks = join(sitePackages, 'benchmarks');
+  if (existsSync(benchmarks)) {
+    for (const benchmark of readdirSync(benchmarks).sort()) {
+      const folder = join(benchmarks, benchmark);
+      if (!existsSync(folder) || !statSync(folder).isDirectory()) continue;
+      files.push(...readdirSync(folder).filter((file) => /\.ya?ml$/.test(file) && file !== 'manifest.yaml').sort().map((file) => join(folder, file)), ...configFiles(folder));
+    }
+  }
+  return files;
+}
+
+/** The agent instance a config's resources server reference names (`resources_server: {name: ...}`). */
+function referencedServer(agent: ConfigInstance): string | undefined {
+  const target = agent.body.resources_server;
+  return isTree(target) && typeof target.name === 'string' ? target.name : undefined;
+}
+
 /**
- * The config to run a resources server with: `configs/<name>.yaml`, else the one config naming an agent that points
- * at this server (preferring one whose example dataset is this folder's `data/example.jsonl`). The agent is the one
- * the example rows name (`agent_ref`), else the one pointing at the server with an example dataset.
+ * The config to run a resources server with, and the agent: every config that can name an agent for it is read:
+ * its own configs (an agent whose `resources_server` is its instance, or the agent its example rows' `agent_ref`
+ * names), the agents' configs under responses_api_agents/\*\/configs/ and the benchmarks' configs (an agent whose
+ * `resources_server` is one of its instances), and the agents its `allowed_agents` lists (their configs' `???`
+ * filled with it). The agent the example rows name wins, then one in its own config, then one whose example dataset
+ * is this folder's `data/example.jsonl`.
  */
 export function planResourcesServer(sitePackages: string, name: string): ResourcesServerPlan {
   const folder = join(sitePackages, 'resources_servers', name);
   const examplePath = join(folder, 'data', 'example.jsonl');
   const recordingPath = join(folder, 'data', 'example_rollouts.jsonl');
-  const plan: ResourcesServerPlan = { name, folder, examplePath, recordingPath, otherModels: [], verifierModels: [], companionConfigs: [] };
-  const own = configFiles(folder).filter((file) => /[/\\]([^/\\]+)\.ya?ml$/.exec(file)?.[1] === name);
-  const files = own.length > 0 ? own : configFiles(folder);
+  const plan: ResourcesServerPlan = { name, folder, examplePath, recordingPath, otherModels: [], verifierModels: [], companionConfigs: [], overrides: [] };
+  const files = configFiles(folder);
   const exampleAgent = agentRefOfExamples(examplePath);
   const candidates: Candidate[] = [];
+  const ownResources: { config: string; instance: ConfigInstance }[] = [];
   for (const file of files) {
-    const config = readConfig(file);
-    if (config === undefined) continue;
-    const instances = instancesOf(config);
+    const instances = instancesOf(readConfig(file) ?? {});
     for (const resources of instances.filter((instance) => instance.kind === 'resources_servers' && instance.impl === name)) {
+      ownResources.push({ config: file, instance: resources });
       for (const agent of instances.filter((instance) => instance.kind === 'responses_api_agents')) {
-        const target = agent.body.resources_server;
-        if (isTree(target) && target.name === resources.name) candidates.push({ config: file, resources, agent, example: exampleDatasetOf(agent) });
+        if (referencedServer(agent) === resources.name || (agent.name === exampleAgent && referencedServer(agent) === undefined)) {
+          candidates.push({ config: file, resources, agent, example: exampleDatasetOf(agent) });
+        }
       }
     }
   }
+  const byInstance = new Map(ownResources.map((entry) => [entry.instance.name, entry]));
+  for (const file of otherConfigFiles(sitePackages)) {
+    for (const agent of instancesOf(readConfig(file) ?? {}).filter((instance) => instance.kind === 'responses_api_agents')) {
+      const own = byInstance.get(referencedServer(agent) ?? '');
+      if (own !== undefined) candidates.push({ config: own.config, resources: own.instance, agent, example: exampleDatasetOf(agent), agentConfig: file });
+    }
+  }
+  for (const own of ownResources) {
+    const allowed = own.instance.body.allowed_agents;
+    for (const impl of Array.isArray(allowed) ? allowed.filter((item): item is string => typeof item === 'string') : []) {
+      for (const file of configFiles(join(sitePackages, 'responses_api_agents', impl))) {
+        for (const agent of instancesOf(readConfig(file) ?? {}).filter((instance) => instance.kind === 'responses_api_agents' && instance.impl === impl && referencedServer(instance) === '???')) {
+          candidates.push({ config: own.config, resources: own.instance, agent, example: exampleDatasetOf(agent), agentConfig: file, fill: `+${agent.name}.responses_api_agents.${impl}.resources_server.name=${own.instance.name}` });
+        }
+      }
+    }
+  }
+  const ownNamed = (candidate: Candidate) => candidate.config.endsWith(`/${name}.yaml`) || candidate.config.endsWith(`/${name}.yml`);
   const score = (candidate: Candidate) =>
-    (candidate.agent.name === exampleAgent ? 4 : 0) + (candidate.example?.endsWith(`${name}/data/example.jsonl`) ? 2 : 0) + (candidate.example !== undefined ? 1 : 0);
+    (candidate.agent.name === exampleAgent ? 16 : 0) +
+    (candidate.agentConfig === undefined ? 8 : 0) +
+    (ownNamed(candidate) ? 4 : 0) +
+    (candidate.example?.endsWith(`${name}/data/example.jsonl`) ? 2 : 0) +
+    (candidate.example !== undefined ? 1 : 0);
   const chosen = candidates.sort((a, b) => score(b) - score(a))[0];
   if (chosen === undefined) {
-    plan.problem = files.length === 0 ? 'no config in its configs/ folder' : `none of its configs (${files.map((file) => file.slice(folder.length + 1)).join(', ')}) names an agent pointing at it`;
+    plan.problem =
+      files.length === 0
+        ? 'no config in its configs/ folder'
+        : ownResources.length === 0
+          ? `none of its configs (${files.map((file) => file.slice(folder.length + 1)).join(', ')}) declares a resources server of it`
+          : `no config names an agent for it (read: its configs ${files.map((file) => file.slice(folder.length + 1)).join(', ')}, the agents' configs under responses_api_agents/*/configs/, benchmarks/*/, and its allowed_agents)`;
     return plan;
   }
   plan.config = chosen.config;
   plan.resourcesInstance = chosen.resources.name;
   plan.agentInstance = chosen.agent.name;
   plan.agentImpl = chosen.agent.impl;
-  const config = readConfig(chosen.config) as ConfigTree;
+  if (chosen.agentConfig !== undefined) plan.agentConfig = chosen.agentConfig;
+  if (chosen.fill !== undefined) plan.overrides.push(chosen.fill);
+  const trees = [chosen.config, ...(chosen.agentConfig === undefined ? [] : [chosen.agentConfig])].map((file) => readConfig(file) ?? {});
   // A name that is not a key (`???`, an interpolation) is for the user to fill in: nothing to stand in for.
-  plan.otherModels = [...modelReferences(config)].filter((model) => model !== POLICY_MODEL && /^[A-Za-z0-9_-]+$/.test(model)).sort();
+  plan.otherModels = [...new Set(trees.flatMap((tree) => [...modelReferences(tree)]))].filter((model) => model !== POLICY_MODEL && /^[A-Za-z0-9_-]+$/.test(model)).sort();
   plan.verifierModels = [...modelReferences(chosen.resources.body)].sort();
-  plan.companionConfigs = companionConfigs(sitePackages, chosen.config, name);
+  plan.companionConfigs = [...(chosen.agentConfig === undefined ? [] : [chosen.agentConfig]), ...companionConfigs(sitePackages, chosen.config, name)];
   return plan;
 }
 
@@ -186,4 +260,56 @@ export function companionConfigs(sitePackages: string, configFile: string, name:
 export function ownConfigFirst(sitePackages: string, kind: ServerKind, name: string): string[] {
   const files = configFiles(join(sitePackages, kind, name));
   return [...files.filter((file) => file.endsWith(`/${name}.yaml`)), ...files.filter((file) => !file.endsWith(`/${name}.yaml`))];
+}
+
+/** A config file and those its `config_paths` name (relative to site-packages), each once. */
+export function withIncludedConfigs(sitePackages: string, files: readonly string[]): string[] {
+  const seen: string[] = [];
+  const visit = (file: string) => {
+    if (seen.includes(file) || !existsSync(file)) return;
+    seen.push(file);
+    const included = readConfig(file)?.config_paths;
+    for (const path of Array.isArray(included) ? included : []) if (typeof path === 'string') visit(path.startsWith('/') ? path : join(sitePackages, path));
+  };
+  for (const file of files) visit(file);
+  return seen;
+}
+
+/**
+ * The sandbox provider a run's configs set for its servers (upstream 0.7.0's `sandbox_provider`): an inline provider
+ * (`{opensandbox: {connection: {domain: ...}}}`), or the name of a top-level block a provider's own config defines
+ * (`sandbox`, from nemo_gym/sandbox/providers/<provider>/configs/), as a phrase naming it; undefined when none does.
+ */
+export function sandboxProviderOf(sitePackages: string, files: readonly string[]): string | undefined {
+  for (const file of withIncludedConfigs(sitePackages, files)) {
+    const found = findKey(readConfig(file) ?? {}, 'sandbox_provider');
+    if (typeof found === 'string' && found !== '') {
+      const where = file.replace(`${sitePackages}/`, '');
+      if (/^\$\{/.test(found)) return `a sandbox provider (${where} sets sandbox_provider: ${found})`;
+      return `a sandbox provider: ${where} sets sandbox_provider: ${found}, the name of a top-level block that a provider's config defines (nemo_gym/sandbox/providers/<provider>/configs/: opensandbox, docker, apptainer, enroot, daytona, e2b, ...), and none is included`;
+    }
+    if (isTree(found)) {
+      const [provider, body] = Object.entries(found)[0] ?? [];
+      if (provider === undefined) continue;
+      const domain = isTree(body) && isTree(body.connection) ? body.connection.domain : undefined;
+      return `an ${provider} server (${file.replace(`${sitePackages}/`, '')} sets sandbox_provider: ${provider}${typeof domain === 'string' ? `, at ${domain}` : ''})`;
+    }
+  }
+  return undefined;
+}
+
+function findKey(value: unknown, key: string): unknown {
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = findKey(item, key);
+      if (found !== undefined) return found;
+    }
+  } else if (isTree(value)) {
+    if (key in value && value[key] !== null) return value[key];
+    for (const item of Object.values(value)) {
+      const found = findKey(item, key);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
