@@ -6,18 +6,24 @@
 import { pythonStrip } from 'ngym/python-compat';
 import { TestStatus } from '../constants.ts';
 import { parseDoctestXml, type XmlElement } from './doctest-xml.ts';
-import { type LogParser, reMatch, reRemove } from './python-text.ts';
+import { type LogParser, PythonPattern } from './python-text.ts';
+
+const REDIS_RESULT = new PythonPattern(String.raw`^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$`);
+const REDIS_FILE_SUFFIX = new PythonPattern(String.raw`\s+in\s+\S+$`);
+const JQ_RESULT = new PythonPattern(String.raw`^\s*(PASS|FAIL):\s(.+)$`);
+const MICROPYTHON_RESULT = new PythonPattern(String.raw`^(pass|FAIL|skip)\s+(.+)$`);
+const GOOGLETEST_RESULT = new PythonPattern(String.raw`^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$`);
 
 /** `[ok]: name (12 ms)`, `[err]: name in tests/file.tcl`, `[skip]:`/`[ignore]:`. */
 export const parseRedis: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$`, pythonStrip(line));
+    const match = REDIS_RESULT.match(pythonStrip(line));
     if (match === null) continue;
     const [status, name = ''] = match.groups;
     if (status === 'ok') statuses.set(name, TestStatus.PASSED);
     // A failure names the file it ran from; the test's name is the part before it.
-    else if (status === 'err') statuses.set(reRemove(String.raw`\s+in\s+\S+$`, name), TestStatus.FAILED);
+    else if (status === 'err') statuses.set(REDIS_FILE_SUFFIX.remove(name), TestStatus.FAILED);
     else statuses.set(name, TestStatus.SKIPPED);
   }
   return statuses;
@@ -27,7 +33,7 @@ export const parseRedis: LogParser = (log) => {
 export const parseJq: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^\s*(PASS|FAIL):\s(.+)$`, pythonStrip(line));
+    const match = JQ_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[1] ?? '', match.groups[0] === 'PASS' ? TestStatus.PASSED : TestStatus.FAILED);
   }
   return statuses;
@@ -77,7 +83,7 @@ export const parseMicropython: LogParser = (log) => {
   const statuses = new Map<string, string>();
   const byWord: Record<string, string> = { pass: TestStatus.PASSED, FAIL: TestStatus.FAILED, skip: TestStatus.SKIPPED };
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^(pass|FAIL|skip)\s+(.+)$`, pythonStrip(line));
+    const match = MICROPYTHON_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[1] ?? '', byWord[match.groups[0] ?? ''] as string);
   }
   return statuses;
@@ -87,7 +93,7 @@ export const parseMicropython: LogParser = (log) => {
 export const parseGoogletest: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$`, pythonStrip(line));
+    const match = GOOGLETEST_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[1] ?? '', match.groups[0] === 'OK' ? TestStatus.PASSED : TestStatus.FAILED);
   }
   return statuses;

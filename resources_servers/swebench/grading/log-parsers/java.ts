@@ -1,7 +1,12 @@
 /** Java repositories' test logs (SWE-bench Multilingual): Maven one test per run, Ant's JUnit, a Gradle config that prints each test. */
 import { pythonStrip } from 'ngym/python-compat';
 import { TestStatus } from '../constants.ts';
-import { type LogParser, reMatch } from './python-text.ts';
+import { type LogParser, PythonPattern } from './python-text.ts';
+
+const MAVEN_TEST_NAME = new PythonPattern(String.raw`^.*-Dtest=(\S+).*$`);
+const MAVEN_RESULT = new PythonPattern(String.raw`^.*BUILD (SUCCESS|FAILURE)$`);
+const ANT_RESULT = new PythonPattern(String.raw`^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$`);
+const GRADLE_RESULT = new PythonPattern(String.raw`^([^>].+)\s+(PASSED|FAILED)$`);
 
 /**
  * Maven prints no passing tests, so each test runs on its own under `set -x`: the `-Dtest=Name` of the command
@@ -12,9 +17,9 @@ export const parseMaven: LogParser = (log) => {
   let current = '---NO TEST NAME FOUND YET---';
   for (const raw of log.split('\n')) {
     const line = pythonStrip(raw);
-    const named = reMatch(String.raw`^.*-Dtest=(\S+).*$`, line);
+    const named = MAVEN_TEST_NAME.match(line);
     if (named !== null) current = named.groups[0] ?? '';
-    const result = reMatch(String.raw`^.*BUILD (SUCCESS|FAILURE)$`, line);
+    const result = MAVEN_RESULT.match(line);
     if (result !== null) statuses.set(current, result.groups[0] === 'SUCCESS' ? TestStatus.PASSED : TestStatus.FAILED);
   }
   return statuses;
@@ -24,7 +29,7 @@ export const parseMaven: LogParser = (log) => {
 export const parseAnt: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$`, pythonStrip(line));
+    const match = ANT_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[1] ?? '', match.groups[0] === 'PASS' ? TestStatus.PASSED : TestStatus.FAILED);
   }
   return statuses;
@@ -34,7 +39,7 @@ export const parseAnt: LogParser = (log) => {
 export const parseGradleCustom: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^([^>].+)\s+(PASSED|FAILED)$`, pythonStrip(line));
+    const match = GRADLE_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[0] ?? '', match.groups[1] === 'PASSED' ? TestStatus.PASSED : TestStatus.FAILED);
   }
   return statuses;

@@ -5,11 +5,28 @@
  */
 import { pythonRstrip, pythonStrip } from 'ngym/python-compat';
 import { TestStatus } from '../constants.ts';
-import { countOf, group, indentOf, type LogParser, LogParserError, reFinditer, reMatch, reRemove, reSearch } from './python-text.ts';
+import { countOf, group, indentOf, type LogParser, LogParserError, PythonPattern } from './python-text.ts';
+
+const ANSI_ESCAPE = new PythonPattern(String.raw`\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])`);
+const MILLISECONDS = new PythonPattern(String.raw`\(\d+ms\)`);
+/** Calypso's test lines by mark, with and without a `(12ms)` timing at the end. */
+const CALYPSO_TEST: Record<'✓' | '✕', { timed: PythonPattern; untimed: PythonPattern }> = {
+  '✓': { timed: new PythonPattern(String.raw`^\s+✓\s(.*)\(\d+ms\)$`), untimed: new PythonPattern(String.raw`^\s+✓\s(.*)`) },
+  '✕': { timed: new PythonPattern(String.raw`^\s+✕\s(.*)\(\d+ms\)$`), untimed: new PythonPattern(String.raw`^\s+✕\s(.*)`) },
+};
+const CHROME_FAILURE = new PythonPattern(String.raw`Chrome\s[\d\.]+[^\S\r\n]\(.+?\)[^\S\r\n](.*)FAILED$`, { multiline: true });
+const MOCHA_FAILURE = new PythonPattern(String.raw`^\d+\)\s(.*)`);
+const P5JS_FAILURE = new PythonPattern(String.raw`^\s*(\d+)\)(.{0,1000}?):`, { multiline: true, dotAll: true });
+const XML_BLOCK = new PythonPattern(String.raw`<(\w+)>[\s\S]*?<\/\1>`);
+const JEST_RESULT = new PythonPattern(String.raw`^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$`);
+const JEST_JSON_RESULT = new PythonPattern(String.raw`^\[(PASSED|FAILED)\]\s(.+)$`);
+const VITEST_RESULT = new PythonPattern(String.raw`^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$`);
+const KARMA_LINE = new PythonPattern(String.raw`^(\s*)?([✔✖])?\s(.*)$`);
+const TAP_RESULT = new PythonPattern(String.raw`^(ok|not ok) (\d+) (.+)$`);
 
 /** ANSI escape sequences removed (colour codes, cursor moves), as swebench's `ansi_escape`. */
 function removeAnsiEscapes(text: string): string {
-  return reRemove(String.raw`\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])`, text);
+  return ANSI_ESCAPE.remove(text);
 }
 
 /** Jest run per file under Calypso: suites by indentation, `✓`/`✕` tests, up to the summary. */
@@ -17,15 +34,15 @@ export const parseCalypso: LogParser = (log) => {
   const statuses = new Map<string, string>();
   // The suite stack persists from one jest run to the next, as in swebench.
   let suite: { name: string; indent: number }[] = [];
-  const testName = (pattern: string, line: string): string =>
-    pythonStrip([suite.map((entry) => entry.name).join(' - '), group(reMatch(pattern, line), 1, 'Calypso test line')].join(' - '));
+  const testName = (pattern: PythonPattern, line: string): string =>
+    pythonStrip([suite.map((entry) => entry.name).join(' - '), group(pattern.match(line), 1, 'Calypso test line')].join(' - '));
   for (const run of log.split(' ./node_modules/.bin/jest ').slice(1)) {
     for (const line of run.split('\n')) {
       if (line.startsWith('Test Suites') || line.startsWith('  ● ')) break;
       const stripped = pythonStrip(line);
       if (stripped.startsWith('✓') || stripped.startsWith('✕')) {
         const symbol = stripped.startsWith('✓') ? '✓' : '✕';
-        const pattern = reSearch(String.raw`\(\d+ms\)`, line) !== null ? String.raw`^\s+${symbol}\s(.*)\(\d+ms\)$` : String.raw`^\s+${symbol}\s(.*)`;
+        const pattern = MILLISECONDS.search(line) !== null ? CALYPSO_TEST[symbol].timed : CALYPSO_TEST[symbol].untimed;
         statuses.set(testName(pattern, line), symbol === '✓' ? TestStatus.PASSED : TestStatus.FAILED);
       } else if (indentOf(line) > 0) {
         const indent = indentOf(line);
@@ -43,7 +60,7 @@ export const parseCalypso: LogParser = (log) => {
 /** Chart.js (Karma on Chrome): only failures are listed, one per `Chrome <version> (<os>) <name> FAILED` line. */
 export const parseChartJs: LogParser = (log) => {
   const statuses = new Map<string, string>();
-  for (const match of reFinditer(String.raw`Chrome\s[\d\.]+[^\S\r\n]\(.+?\)[^\S\r\n](.*)FAILED$`, removeAnsiEscapes(log), { multiline: true })) {
+  for (const match of CHROME_FAILURE.finditer(removeAnsiEscapes(log))) {
     statuses.set(match.groups[0] ?? '', TestStatus.FAILED);
   }
   return statuses;
@@ -53,7 +70,7 @@ export const parseChartJs: LogParser = (log) => {
 export const parseMarked: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
-    const match = reSearch(String.raw`^\d+\)\s(.*)`, line);
+    const match = MOCHA_FAILURE.search(line);
     if (match !== null) statuses.set(pythonStrip(match.groups[0] ?? ''), TestStatus.FAILED);
   }
   return statuses;
@@ -63,7 +80,7 @@ export const parseMarked: LogParser = (log) => {
 export const parseP5js: LogParser = (log) => {
   const text = removeXmlBlocks(removeJsonBlocks(removeAnsiEscapes(log)));
   const statuses = new Map<string, string>();
-  for (const match of reFinditer(String.raw`^\s*(\d+)\)(.{0,1000}?):`, text, { multiline: true, dotAll: true })) {
+  for (const match of P5JS_FAILURE.finditer(text)) {
     const title = match.groups[1] ?? '';
     if (!indentedFurtherEachLine(title)) continue;
     statuses.set(title.split('\n').map((part) => pythonStrip(part)).join(':'), TestStatus.FAILED);
@@ -103,13 +120,12 @@ function removeJsonBlocks(text: string): string {
 
 /** Each `<tag>...</tag>` block (shortest first) removed, leaving the block's unclosed inner openings of the same tag. */
 function removeXmlBlocks(text: string): string {
-  const pattern = String.raw`<(\w+)>[\s\S]*?<\/\1>`;
-  let match = reSearch(pattern, text);
+  let match = XML_BLOCK.search(text);
   while (match !== null) {
     const opening = `<${match.groups[0] ?? ''}>`;
     const left = Math.max(countOf(match.text, opening) - 1, 0);
     text = text.slice(0, match.start) + opening.repeat(left) + text.slice(match.end);
-    match = reSearch(pattern, text);
+    match = XML_BLOCK.search(text);
   }
   return text;
 }
@@ -125,7 +141,8 @@ function indentedFurtherEachLine(title: string): boolean {
   return true;
 }
 
-const REACT_PDF_PATTERNS: readonly [string, string][] = [
+const REACT_PDF_PATTERNS: readonly [PythonPattern, string][] = (
+  [
   [String.raw`^PASS\s(.*)\s\([\d\.]+ms\)`, TestStatus.PASSED],
   [String.raw`^PASS\s(.*)\s\([\d\.]+\ss\)`, TestStatus.PASSED],
   [String.raw`^PASS\s(.*)\s\([\d\.]+s\)`, TestStatus.PASSED],
@@ -134,14 +151,15 @@ const REACT_PDF_PATTERNS: readonly [string, string][] = [
   [String.raw`^FAIL\s(.*)\s\([\d\.]+\ss\)`, TestStatus.FAILED],
   [String.raw`^FAIL\s(.*)\s\([\d\.]+s\)`, TestStatus.FAILED],
   [String.raw`^FAIL\s(.*)`, TestStatus.FAILED],
-];
+  ] as const
+).map(([source, status]) => [new PythonPattern(source), status]);
 
 /** react-pdf: Jest's per-file `PASS path (1.2 s)` / `FAIL path` lines, the file being the test. */
 export const parseReactPdf: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
     for (const [pattern, status] of REACT_PDF_PATTERNS) {
-      const match = reMatch(pattern, line);
+      const match = pattern.match(line);
       if (match === null) continue;
       statuses.set(match.groups[0] ?? '', status);
       break;
@@ -155,7 +173,7 @@ export const parseJest: LogParser = (log) => {
   const statuses = new Map<string, string>();
   const byMark: Record<string, string> = { '✓': TestStatus.PASSED, '✕': TestStatus.FAILED, '○': TestStatus.SKIPPED };
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$`, pythonStrip(line));
+    const match = JEST_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[1] ?? '', byMark[match.groups[0] ?? ''] as string);
   }
   return statuses;
@@ -165,7 +183,7 @@ export const parseJest: LogParser = (log) => {
 export const parseJestJson: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^\[(PASSED|FAILED)\]\s(.+)$`, pythonStrip(line));
+    const match = JEST_JSON_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[1] ?? '', match.groups[0] === 'PASSED' ? TestStatus.PASSED : TestStatus.FAILED);
   }
   return statuses;
@@ -176,7 +194,7 @@ export const parseVitest: LogParser = (log) => {
   const statuses = new Map<string, string>();
   const byMark: Record<string, string> = { '✓': TestStatus.PASSED, '×': TestStatus.FAILED, '↓': TestStatus.SKIPPED };
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$`, pythonStrip(line));
+    const match = VITEST_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[1] ?? '', byMark[match.groups[0] ?? ''] as string);
   }
   return statuses;
@@ -195,7 +213,7 @@ export const parseKarma: LogParser = (log) => {
       continue;
     }
     if (!started) continue;
-    const match = reMatch(String.raw`^(\s*)?([✔✖])?\s(.*)$`, line);
+    const match = KARMA_LINE.match(line);
     if (match === null) continue;
     const [indent, status, name = ''] = match.groups;
     if (indent && !status) {
@@ -217,7 +235,7 @@ export const parseKarma: LogParser = (log) => {
 export const parseTap: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^(ok|not ok) (\d+) (.+)$`, pythonStrip(line));
+    const match = TAP_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[2] ?? '', match.groups[0] === 'ok' ? TestStatus.PASSED : TestStatus.FAILED);
   }
   return statuses;

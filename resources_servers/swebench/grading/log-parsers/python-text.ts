@@ -13,30 +13,50 @@ export class LogParserError extends NgymError {
   }
 }
 
-/** `re.match`: a match that starts at the beginning of `text`. */
-export function reMatch(pattern: string, text: string, flags?: PythonRegexFlags): PythonMatch | null {
-  return PythonRegex.cached(`\\A(?:${pattern})`, flags).search(text);
-}
+/**
+ * A Python pattern compiled once, where a parser defines it: the parsers run their patterns on every line of a log,
+ * and a log may have many thousand lines.
+ */
+export class PythonPattern {
+  private free: PythonRegex | undefined;
+  private anchored: PythonRegex | undefined;
 
-/** `re.search`: the first match anywhere in `text`. */
-export function reSearch(pattern: string, text: string, flags?: PythonRegexFlags): PythonMatch | null {
-  return PythonRegex.cached(pattern, flags).search(text);
-}
+  constructor(
+    readonly source: string,
+    private readonly flags: PythonRegexFlags = {},
+  ) {}
 
-/** `re.finditer`. */
-export function reFinditer(pattern: string, text: string, flags?: PythonRegexFlags): PythonMatch[] {
-  return PythonRegex.cached(pattern, flags).finditer(text);
-}
-
-/** `re.sub(pattern, '', text)`: every match removed (none of the parsers' patterns can match empty). */
-export function reRemove(pattern: string, text: string): string {
-  let kept = '';
-  let from = 0;
-  for (const match of reFinditer(pattern, text)) {
-    kept += text.slice(from, match.start);
-    from = match.end;
+  /** `re.match`: a match that starts at the beginning of `text`. */
+  match(text: string): PythonMatch | null {
+    this.anchored ??= PythonRegex.compile(`\\A(?:${this.source})`, this.flags);
+    return this.anchored.search(text);
   }
-  return kept + text.slice(from);
+
+  /** `re.search`: the first match anywhere in `text`. */
+  search(text: string): PythonMatch | null {
+    return this.compiled().search(text);
+  }
+
+  /** `re.finditer`. */
+  finditer(text: string): PythonMatch[] {
+    return this.compiled().finditer(text);
+  }
+
+  /** `re.sub(pattern, '', text)`: every match removed (none of the parsers' patterns can match empty). */
+  remove(text: string): string {
+    let kept = '';
+    let from = 0;
+    for (const match of this.finditer(text)) {
+      kept += text.slice(from, match.start);
+      from = match.end;
+    }
+    return kept + text.slice(from);
+  }
+
+  private compiled(): PythonRegex {
+    this.free ??= PythonRegex.compile(this.source, this.flags);
+    return this.free;
+  }
 }
 
 /** A capture group of a match that must exist; `null` where Python's `re.match(...)` returned None. */

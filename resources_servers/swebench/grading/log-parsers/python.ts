@@ -7,7 +7,11 @@
  */
 import { pythonSplit, pythonStrip } from 'ngym/python-compat';
 import { TEST_STATUS_WORDS, TestStatus } from '../constants.ts';
-import { item, type LogParser, reFinditer, reRemove, reSearch } from './python-text.ts';
+import { item, type LogParser, PythonPattern } from './python-text.ts';
+
+const PARAMETRIZED_ID = new PythonPattern(String.raw`(.*?)\[(.*)\]`);
+const COLOUR_CODE = new PythonPattern(String.raw`\[(\d+)m`);
+const SYMPY_FAILURE_HEADER = new PythonPattern(String.raw`(_*) (.*)\.py:(.*) (_*)`);
 
 const startsWithStatus = (line: string): boolean => TEST_STATUS_WORDS.some((word) => line.startsWith(word));
 const endsWithStatus = (line: string): boolean => TEST_STATUS_WORDS.some((word) => line.endsWith(word));
@@ -33,7 +37,7 @@ export const parsePytest: LogParser = (log) => {
 export const parsePytestOptions: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const [status, id] of summaryEntries(log)) {
-    const withOption = reSearch(String.raw`(.*?)\[(.*)\]`, id);
+    const withOption = PARAMETRIZED_ID.search(id);
     let name = id;
     if (withOption !== null) {
       const [main = '', found = ''] = withOption.groups;
@@ -50,7 +54,7 @@ export const parsePytestV2: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const raw of log.split('\n')) {
     // Control characters 1..31 go (tab included); NUL and DEL stay, as in swebench's translate table.
-    let line = reRemove(String.raw`\[(\d+)m`, raw).replace(/[\x01-\x1f]/g, '');
+    let line = COLOUR_CODE.remove(raw).replace(/[\x01-\x1f]/g, '');
     if (startsWithStatus(line)) {
       if (line.startsWith(TestStatus.FAILED)) line = line.replaceAll(' - ', ' ');
       const parts = pythonSplit(line);
@@ -86,7 +90,7 @@ export const parseSeaborn: LogParser = (log) => {
 /** SymPy's bin/test: `test_x ok|F|E` lines, and the `___ path.py:test_x ___` headers of failure reports. */
 export const parseSympy: LogParser = (log) => {
   const statuses = new Map<string, string>();
-  for (const match of reFinditer(String.raw`(_*) (.*)\.py:(.*) (_*)`, log)) {
+  for (const match of SYMPY_FAILURE_HEADER.finditer(log)) {
     statuses.set(`${match.groups[1] ?? ''}.py:${match.groups[2] ?? ''}`, TestStatus.FAILED);
   }
   for (const raw of log.split('\n')) {
@@ -106,7 +110,7 @@ const DJANGO_INTERRUPTED_PASSES = [
   String.raw`^(.*?)\s\.\.\.\sTesting\ against\ Django\ installed\ in\ ((?s:.*?))\ silenced\)\.\nok$`,
   String.raw`^(.*?)\s\.\.\.\sInternal\ Server\ Error:\ \/(.*)\/\nok$`,
   String.raw`^(.*?)\s\.\.\.\sSystem check identified no issues \(0 silenced\)\nok$`,
-];
+].map((source) => new PythonPattern(source, { multiline: true }));
 
 /** Django's runner at verbosity 2: `name (module.Class) ... ok|skipped|FAIL|ERROR`, and the FAIL:/ERROR: report headers. */
 export const parseDjango: LogParser = (log) => {
@@ -134,7 +138,7 @@ export const parseDjango: LogParser = (log) => {
     if (line.startsWith('ok') && previousTest !== undefined) statuses.set(previousTest, TestStatus.PASSED);
   }
   for (const pattern of DJANGO_INTERRUPTED_PASSES) {
-    for (const match of reFinditer(pattern, log, { multiline: true })) statuses.set(match.groups[0] ?? '', TestStatus.PASSED);
+    for (const match of pattern.finditer(log)) statuses.set(match.groups[0] ?? '', TestStatus.PASSED);
   }
   return statuses;
 };

@@ -1,13 +1,18 @@
 /** Ruby repositories' test logs (SWE-bench Multilingual): minitest, Cucumber's progress format, test-unit, RSpec's JSON turned into lines. */
 import { pythonStrip } from 'ngym/python-compat';
 import { TestStatus } from '../constants.ts';
-import { item, type LogParser, LogParserError, reMatch } from './python-text.ts';
+import { item, type LogParser, LogParserError, PythonPattern } from './python-text.ts';
+
+const MINITEST_RESULT = new PythonPattern(String.raw`^(.+)\. .*=.*(\.|F|E).*$`);
+const CUCUMBER_RESULT = new PythonPattern(String.raw`^(.*) \.+(\.|F)`);
+const RUBY_UNIT_RESULT = new PythonPattern(String.raw`^\s*(?:test: )?(.+):\s+(\.|E\b|F\b|O\b)`);
+const RSPEC_RESULT = new PythonPattern(String.raw`(.+) - (passed|failed)`);
 
 /** minitest verbose: `Class#test_name = 0.01 s = .` (`.` passed, `F`/`E` failed). */
 export const parseMinitest: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^(.+)\. .*=.*(\.|F|E).*$`, pythonStrip(line));
+    const match = MINITEST_RESULT.match(pythonStrip(line));
     if (match === null) continue;
     const [name = '', outcome] = match.groups;
     if (outcome === '.') statuses.set(name, TestStatus.PASSED);
@@ -20,7 +25,7 @@ export const parseMinitest: LogParser = (log) => {
 export const parseCucumber: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^(.*) \.+(\.|F)`, pythonStrip(line));
+    const match = CUCUMBER_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[0] ?? '', match.groups[1] === '.' ? TestStatus.PASSED : TestStatus.FAILED);
   }
   return statuses;
@@ -31,7 +36,7 @@ export const parseRubyUnit: LogParser = (log) => {
   const statuses = new Map<string, string>();
   const byMark: Record<string, string> = { '.': TestStatus.PASSED, E: TestStatus.FAILED, F: TestStatus.FAILED, O: TestStatus.SKIPPED };
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`^\s*(?:test: )?(.+):\s+(\.|E\b|F\b|O\b)`, pythonStrip(line));
+    const match = RUBY_UNIT_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[0] ?? '', byMark[match.groups[1] ?? ''] as string);
   }
   return statuses;
@@ -41,7 +46,7 @@ export const parseRubyUnit: LogParser = (log) => {
 export const parseRspecTransformedJson: LogParser = (log) => {
   const statuses = new Map<string, string>();
   for (const line of log.split('\n')) {
-    const match = reMatch(String.raw`(.+) - (passed|failed)`, pythonStrip(line));
+    const match = RSPEC_RESULT.match(pythonStrip(line));
     if (match !== null) statuses.set(match.groups[0] ?? '', match.groups[1] === 'passed' ? TestStatus.PASSED : TestStatus.FAILED);
   }
   return statuses;
