@@ -159,6 +159,8 @@ describe('gym eval reverify: failures, judge-failure recovery, append', () => {
     [['--append'], '`append` is only valid together with `judge_failed_only` (pass --judge-failed-only).'],
     [['--append', '--judge-failed-only', '--overwrite'], '`append` and `overwrite` are mutually exclusive'],
     [['--atif-manifest', 'm.jsonl'], '`atif_manifest_jsonl_fpath` is only valid with input_format=atif'],
+    [['--judge-failed-only', '--overwrite'], 'is the rollouts file this run reads'],
+    [['--overwrite'], 'is the rollouts file this run reads'],
   ])('refuses %j before anything is written', async (flags, message) => {
     const before = readFileSync(rollouts, 'utf8');
     expect(await reverify(['--rollouts', rollouts, '-o', rollouts, ...flags])).toBe(1);

@@ -207,6 +207,9 @@ async function resumeGate(paths: { output: string; failures: string }, retryTerm
 function prepareOutputs(config: ReverifyConfig): { output: string; failures: string; aggregateMetrics: string } {
   const paths = outputPathsFor(config.output_jsonl_fpath);
   if (config.append || config.resume_from_cache) return paths;
+  // --overwrite would delete the very file (or its failures) this run reads.
+  const source = config.rollouts_jsonl_fpath === undefined ? undefined : outputPathsFor(config.rollouts_jsonl_fpath);
+  if (source !== undefined && [source.output, source.failures].includes(paths.output)) throw new NgymError('NGYM_USAGE', `--output ${config.output_jsonl_fpath} is the rollouts file this run reads; write elsewhere, or add the recovered rows to it with --judge-failed-only --append.`);
   for (const path of [paths.output, paths.failures]) {
     if (!existsSync(path)) continue;
     if (!config.overwrite) throw new NgymError('NGYM_USAGE', `Output file already exists: '${path}'. Pass --overwrite to delete it and start fresh, or --resume to continue from it.`);
