@@ -81,6 +81,7 @@ describe('commands that need NVIDIA services answer with a clear error', () => {
     [['dataset', 'download', '--storage', 'gitlab', '--name', 'x'], 'GitLab'],
     [['env', 'publish', 'mcqa'], 'no catalog to publish to'],
     [['eval', 'submit', '-c', 'job.yaml'], 'cluster scheduler'],
+    [['eval', 'export', '--format', 'atif', '--rollouts', 'r.jsonl'], "each rollout's `ng_trajectory` record"],
   ])('gym %j', async (args, message) => {
     expect(await mainGym(args)).toBe(1);
     expect(printed.err).toContain(message);

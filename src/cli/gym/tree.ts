@@ -405,7 +405,7 @@ const LEAVES: Leaf[] = [
     ngym: 'new: checks each rollout\'s response and reward (hollow turns, zero-token, runaway and truncated generations, failed calls, rewards out of range, ...), writes upstream\'s reports, exits 1 on unhealthy rollouts',
     run: async ({ words, overrides, options }) => (await import('./evaluation-checks.ts')).healthCheck(words, overrides, options),
   },
-  { path: 'eval export', summary: 'Export supported Gym trajectories as ATIF.', flags: [ownFlag('--format <format>', 'atif.'), ownFlag('--rollouts <path>', 'Rollouts.'), ownFlag('--output-dir <dir>', 'Output.'), ownFlag('--session-id <id>', 'Session id.'), ownFlag('--agent-version <version>', 'Agent version.')], ngym: 'not available: answers with an error saying why', run: unavailable('gym eval export (ATIF) is not in ngym.') },
+  { path: 'eval export', summary: 'Export supported Gym trajectories as ATIF.', flags: [ownFlag('--format <format>', 'atif.'), ownFlag('--rollouts <path>', 'Rollouts.'), ownFlag('--output-dir <dir>', 'Output.'), ownFlag('--session-id <id>', 'Session id.'), ownFlag('--agent-version <version>', 'Agent version.')], ngym: 'not available: answers with an error saying why', run: unavailable("gym eval export builds ATIF from each rollout's `ng_trajectory` record (upstream 0.7.0's invocations, model calls and turns), which ngym's agents do not record, so it cannot export faithfully. ATIF input works: gym eval reverify --input-format atif --atif-manifest <manifest.jsonl> --inputs <inputs.jsonl>.") },
   {
     path: 'eval compare',
     summary: 'Compare a baseline eval run against candidate runs.',
