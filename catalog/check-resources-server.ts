@@ -402,7 +402,7 @@ async function whyNotStarted(output: string, ending: string, plan: ResourcesServ
   return sandbox === undefined ? reason : { category: 'container', text: `needs ${sandbox}: ${reason.text}` };
 }
 
-interface DiffContext {
+export interface DiffContext {
   run: { code: string; output: string };
   failed: Row[];
   comparison: Comparison;
@@ -422,7 +422,7 @@ interface DiffContext {
   inputCount: number;
 }
 
-function whyDiffers(context: DiffContext): Reason {
+export function whyDiffers(context: DiffContext): Reason {
   const { failed, comparison, log } = context;
   const errors = failed.map((row) => String(row.error ?? '')).join('\n');
   const text = `${errors}\n${context.gymOutput}`;

@@ -218,7 +218,7 @@ export function missingWheelData(text: string, folder: string): Reason | undefin
   if (at < 0 || !/FileNotFoundError/.test(unescaped)) return undefined;
   const path = /^[^\s'"]+/.exec(unescaped.slice(at + folder.length + 1))?.[0];
   if (path === undefined || existsSync(join(folder, path))) return undefined;
-  const after = unescaped.slice(at + folder.length + 1 + path.length).split(/['"]\)/)[0]?.replace(/^[\s.:]*(not found\.?)?\s*/, '').replace(/\s+/g, ' ').trim();
+  const after = unescaped.slice(at + folder.length + 1 + path.length).split(/['"]\)/)[0]?.replace(/^[\s.:'"]*(not found\.?)?\s*/, '').replace(/\s+/g, ' ').trim();
   const hint = after === undefined || after === '' ? '' : `: ${after.slice(0, 240)}`;
   return { category: 'missing-data', text: `its data file ${path} is not in upstream's wheel${hint}` };
 }
