@@ -5,8 +5,8 @@
  *      answers); 256 and 4,096 in flight; rounds alternate the systems; rollouts/s, CPU per rollout over every
  *      process of the system (servers, Ray, collector), peak summed RSS, rollout latency;
  *   2. burst: BENCH_BURST rollouts posted at once, the model answers after 2 s;
- *   3. verify-heavy environments: verifies/s and p99 of each side's resources server over the parity generators'
- *      bodies, 8 in flight, each server with its default workers;
+ *   3. verify-heavy environments: verifies/s, p99 and the server's CPU per verify (its process tree) of each side's
+ *      resources server over the parity generators' bodies, 8 in flight, each server with its default workers;
  *   4. payloads: 65,536 token ids and logprobs (~2 MB) in the final model response, time per relay.
  * Upstream runs under its own `ng_run` and `ng_collect_rollouts` on the wheel's configs; ngym under `ngym run` and
  * its collector (collectRollouts, what `ngym collect` runs). Where upstream fails, the count and the error are printed.
@@ -23,6 +23,7 @@ import { instanceOf } from '../parity/environment.ts';
 import { ENVIRONMENTS as PARITY_ENVIRONMENTS } from '../parity/environments/index.ts';
 import { pythonSetup, startParityGym, upstreamInstance } from '../parity/gym.ts';
 import { sharedHttpClient } from '../src/client/http-client.ts';
+import type { ServerClient } from '../src/client/server-client.ts';
 import { startGymProcess } from '../src/testing/cli-process.ts';
 import { PACKAGE_ROOT } from '../src/util/package-root.ts';
 import { startBaselineServer } from './lib/baseline-process.ts';
@@ -222,13 +223,16 @@ async function burst(rollouts: number): Promise<void> {
 interface VerifyMeasured {
   perSecond: number;
   p99: number;
+  /** CPU the server's process tree spent per verify: unlike the rate, it holds on a machine other work shares. */
+  cpuMicros: number;
   count: number;
   failures: number;
   error?: string;
 }
 
-async function verifyRate(url: string, bodies: Record<string, unknown>[], seconds: number): Promise<VerifyMeasured> {
+async function verifyRate(url: string, serverPid: number, bodies: Record<string, unknown>[], seconds: number): Promise<VerifyMeasured> {
   const http = sharedHttpClient();
+  const cpuBefore = treeCpuSeconds([serverPid]);
   const latencies: number[] = [];
   let failures = 0;
   let error: string | undefined;
@@ -250,8 +254,9 @@ async function verifyRate(url: string, bodies: Record<string, unknown>[], second
       }
     }),
   );
+  const cpuMicros = ((treeCpuSeconds([serverPid]) - cpuBefore) / Math.max(1, latencies.length)) * 1e6;
   latencies.sort((left, right) => left - right);
-  return { perSecond: latencies.length / ((performance.now() - started) / 1000), p99: percentile(latencies, 0.99), count: latencies.length, failures, ...(error !== undefined ? { error } : {}) };
+  return { perSecond: latencies.length / ((performance.now() - started) / 1000), p99: percentile(latencies, 0.99), cpuMicros, count: latencies.length, failures, ...(error !== undefined ? { error } : {}) };
 }
 
 /** The verify part's environments (parity instances): the verify-heavy ones and the Nemotron mix's ports. */
@@ -282,14 +287,18 @@ async function verify(seconds: number, rounds: number): Promise<void> {
   });
   process.stdout.write(`\n3. Verify-heavy environments: the parity generators' /verify bodies (seed 1), 8 in flight, ${seconds} s per measurement, ${rounds} rounds alternating, medians\n`);
   const width = Math.max(22, ...environments.map((environment) => instanceOf(environment).length));
-  process.stdout.write(`   ${'environment'.padEnd(width)} ngym verifies/s  p99 ms   upstream verifies/s  p99 ms   ratio  failures (ngym/upstream)\n`);
+  process.stdout.write(
+    `   ${'environment'.padEnd(width)} ngym verifies/s  p99 ms   upstream verifies/s  p99 ms   ratio  CPU µs/verify ngym  upstream  ratio  failures (ngym/upstream)\n`,
+  );
   const gym = await startParityGym(environments, python);
   const stopGym = () => gym.stop();
   running.add(stopGym);
   try {
+    const pids = await serverPids(gym.client);
     for (const environment of environments) {
       const instance = instanceOf(environment);
       const urls = { ngym: gym.client.url(instance, '/verify'), upstream: gym.client.url(upstreamInstance(instance), '/verify') };
+      const servers = { ngym: pids.get(instance) as number, upstream: pids.get(upstreamInstance(instance)) as number };
       // Bodies without a session to seed that both servers score (not a row either refuses or fails on), each sent
       // once to both sides: the warm-up.
       const bodies: Record<string, unknown>[] = [];
@@ -300,16 +309,17 @@ async function verify(seconds: number, rounds: number): Promise<void> {
       }
       const runs: Record<'ngym' | 'upstream', VerifyMeasured[]> = { ngym: [], upstream: [] };
       for (let round = 0; round < rounds; round++) {
-        for (const name of round % 2 === 0 ? (['ngym', 'upstream'] as const) : (['upstream', 'ngym'] as const)) runs[name].push(await verifyRate(urls[name], bodies, seconds));
+        for (const name of round % 2 === 0 ? (['ngym', 'upstream'] as const) : (['upstream', 'ngym'] as const)) runs[name].push(await verifyRate(urls[name], servers[name], bodies, seconds));
       }
       const [ours, theirs] = (['ngym', 'upstream'] as const).map((name) => ({
         perSecond: median(runs[name].map((run) => run.perSecond)),
         p99: median(runs[name].map((run) => run.p99)),
+        cpuMicros: median(runs[name].map((run) => run.cpuMicros)),
         failures: runs[name].reduce((sum, run) => sum + run.failures, 0),
         error: runs[name].find((run) => run.error !== undefined)?.error,
       })) as [VerifyMeasured, VerifyMeasured];
       process.stdout.write(
-        `   ${instance.padEnd(width)} ${format(ours.perSecond, 0).padStart(15)}  ${format(ours.p99, 1).padStart(6)}   ${format(theirs.perSecond, 0).padStart(19)}  ${format(theirs.p99, 1).padStart(6)}   ${ratio(ours.perSecond, theirs.perSecond).padStart(5)}  ${ours.failures}/${theirs.failures}\n`,
+        `   ${instance.padEnd(width)} ${format(ours.perSecond, 0).padStart(15)}  ${format(ours.p99, 1).padStart(6)}   ${format(theirs.perSecond, 0).padStart(19)}  ${format(theirs.p99, 1).padStart(6)}   ${ratio(ours.perSecond, theirs.perSecond).padStart(5)}  ${format(ours.cpuMicros, 0).padStart(18)}  ${format(theirs.cpuMicros, 0).padStart(8)}  ${ratio(theirs.cpuMicros, ours.cpuMicros).padStart(5)}  ${ours.failures}/${theirs.failures}\n`,
       );
       for (const [name, result] of [['ngym', ours], ['upstream', theirs]] as const) if (result.error !== undefined) process.stdout.write(`   ${name} error: ${result.error.slice(0, 300)}\n`);
     }
@@ -317,6 +327,13 @@ async function verify(seconds: number, rounds: number): Promise<void> {
     running.delete(stopGym);
     await gym.stop();
   }
+}
+
+/** Each server's process id, as the head server lists them. */
+async function serverPids(client: ServerClient): Promise<Map<string, number>> {
+  const head = client.config.dict.head_server as { host: string; port: number };
+  const listing = (await sharedHttpClient().request(`http://${head.host}:${head.port}/server_instances`)).json<{ name: string; pid: number }[]>();
+  return new Map(listing.map((server) => [server.name, server.pid]));
 }
 
 async function payloads(): Promise<void> {
