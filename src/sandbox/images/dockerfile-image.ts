@@ -48,7 +48,8 @@ export async function buildDockerfileImage(engine: ImageEngine, options: Dockerf
   await digestTree(context, context, digest);
   const recipe = digest.digest('hex');
 
-  if (options.force !== true && (await engine.inspectImage(tag))?.Config?.Labels?.[RECIPE_LABEL] === recipe) {
+  const previous = await engine.inspectImage(tag);
+  if (options.force !== true && previous?.Config?.Labels?.[RECIPE_LABEL] === recipe) {
     return { image: tag, cached: true, seconds: (performance.now() - started) / 1000 };
   }
   await requireTool('tar', 'apt-get install tar');
@@ -66,6 +67,8 @@ export async function buildDockerfileImage(engine: ImageEngine, options: Dockerf
   if (tarCode !== 0) throw new SandboxImageError('build_failed', `tar of the build context ${context} failed (exit ${tarCode}): ${tarErrors.trim()}`);
   const built = await engine.inspectImage(tag);
   if (built === undefined) throw new SandboxImageError('build_failed', `The engine at ${engine.dockerHost} reported no error, but has no image ${tag} after the build.`);
+  // The image the tag named before, now nameless, goes (unless a container or another name still uses it).
+  if (previous !== undefined && previous.Id !== built.Id) await engine.removeImage(previous.Id.replace(/^sha256:/, ''), false).catch(() => false);
   return { image: tag, cached: false, seconds: (performance.now() - started) / 1000 };
 }
 

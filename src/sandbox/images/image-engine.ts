@@ -112,9 +112,9 @@ export class ImageEngine {
     if (answer.status >= 300) throw new SandboxImageError('engine_failed', `Tagging ${source} as ${reference} failed on ${this.dockerHost}: ${answer.message}`);
   }
 
-  /** Removes an image by name or id; false when there was none. */
-  async removeImage(name: string): Promise<boolean> {
-    const answer = await this.json('DELETE', `/images/${encodeURIComponent(name)}`, { force: 'true' });
+  /** Removes an image by name or id (unforced: not while a container or another name uses it); false when there was none. */
+  async removeImage(name: string, force = true): Promise<boolean> {
+    const answer = await this.json('DELETE', `/images/${encodeURIComponent(name)}`, { force: String(force) });
     if (answer.status === 404) return false;
     if (answer.status >= 300) throw new SandboxImageError('engine_failed', `Removing the image ${name} failed on ${this.dockerHost}: ${answer.message}`);
     return true;
