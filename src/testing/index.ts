@@ -33,3 +33,4 @@ export { type UpstreamWheel, upstreamWheel } from './upstream-wheel.ts';
 export { type ExampleData, exampleData, recordExampleRollouts, type ReplayedRollout, replayExampleRollouts, writeExampleData } from './example-data.ts';
 export { callServer } from './server-call.ts';
 export { type AttributeValue, decodeOtlpJson, type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.ts';
+export { type ContainerEngineForTests, containerEngineForTests } from './container-engine.ts';
