@@ -95,7 +95,7 @@ function contentTexts(content: unknown): string[] {
  * What tells a recorded rollout's task in the requests its server makes: the task's own texts (fields the example
  * rows have), the user messages of its input and the policy model's last reply, each at least MIN_KEY long.
  */
-export function taskKeys(row: Row, taskFields: ReadonlySet<string>): string[] {
+function taskKeys(row: Row, taskFields: ReadonlySet<string>): string[] {
   const keys = new Set<string>();
   for (const field of taskFields) if (field !== 'responses_create_params' && field !== 'agent_ref' && typeof row[field] === 'string') keys.add(row[field]);
   const input = (row.responses_create_params as Row | undefined)?.input;

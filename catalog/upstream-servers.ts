@@ -38,7 +38,7 @@ export function serverFolders(sitePackages: string, kind: ServerKind): string[] 
     .sort();
 }
 
-export function configFiles(folder: string): string[] {
+function configFiles(folder: string): string[] {
   const configs = join(folder, 'configs');
   if (!existsSync(configs)) return [];
   return readdirSync(configs)
@@ -263,7 +263,7 @@ export function ownConfigFirst(sitePackages: string, kind: ServerKind, name: str
 }
 
 /** A config file and those its `config_paths` name (relative to site-packages), each once. */
-export function withIncludedConfigs(sitePackages: string, files: readonly string[]): string[] {
+function withIncludedConfigs(sitePackages: string, files: readonly string[]): string[] {
   const seen: string[] = [];
   const visit = (file: string) => {
     if (seen.includes(file) || !existsSync(file)) return;
