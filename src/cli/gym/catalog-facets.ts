@@ -5,7 +5,7 @@
  * manifest, `experimental` for a manifest marked so, and none for a stable one.
  */
 export const FACETS = ['modality', 'licensing', 'status', 'lifecycle'] as const;
-export type Facet = (typeof FACETS)[number];
+type Facet = (typeof FACETS)[number];
 export type FacetValues = Partial<Record<Facet, string>>;
 
 export function filterByFacets<Entry extends FacetValues>(entries: Entry[], asked: FacetValues, warn: (text: string) => void = (text) => process.stderr.write(text)): Entry[] {
