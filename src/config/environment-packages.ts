@@ -35,7 +35,7 @@ export const NgymField = z.strictObject({
   /** An npm script of the package that fetches data the tarball does not hold (run by `ngym env add`). */
   prepare: z.string().min(1).optional(),
 });
-export type NgymFieldValue = z.infer<typeof NgymField>;
+type NgymFieldValue = z.infer<typeof NgymField>;
 
 export interface EnvironmentPackage {
   name: string;

@@ -16,7 +16,7 @@ import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { readParameters } from '../command.ts';
 import { readWithIncludes } from '../gym/catalog.ts';
 import { importedPackages } from '../gym/environment.ts';
-import type { EnvArguments } from './env.ts';
+import type { EnvArguments } from './env-npm.ts';
 
 const Parameters = z.object({
   scope: z.string().regex(/^@[a-z0-9][a-z0-9._-]*$/).default('@local').describe('npm scope of the packages (@team).'),

@@ -14,7 +14,7 @@ import { isDict } from '../../config/tree.ts';
 import { NgymError } from '../../errors.ts';
 import { readParameters } from '../command.ts';
 import { readWithIncludes } from '../gym/catalog.ts';
-import { type EnvArguments, runNpm } from './env.ts';
+import { type EnvArguments, runNpm } from './env-npm.ts';
 import { REPLAY_CONFIG, reportVerification, verifyExamples } from './env-verify.ts';
 
 const Parameters = z.object({

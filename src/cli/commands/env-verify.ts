@@ -130,7 +130,7 @@ function replayOverrides(configFiles: readonly string[], tree: ConfigDict, sets:
   return overrides;
 }
 
-export interface ExampleMismatch {
+interface ExampleMismatch {
   environment: string;
   agent: string;
   line: number;

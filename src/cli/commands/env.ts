@@ -5,7 +5,6 @@
  * `npm publish`; `pack` builds a package from one of this repository's environments. npm itself does the
  * installing and publishing, so its configuration (registries, scopes, tokens in .npmrc) applies unchanged.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
@@ -13,43 +12,10 @@ import { checkPackagedPath, ENVIRONMENT_KEYWORD, environmentPackages, NgymField 
 import { loadGlobalConfig } from '../../config/global-config.ts';
 import { NgymError } from '../../errors.ts';
 import { type CliCommand, readParameters } from '../command.ts';
+import { runNpm, splitArguments } from './env-npm.ts';
 import { reportVerification, verifyExamples } from './env-verify.ts';
 
 const write = (text: string) => process.stdout.write(text);
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-
-/** Runs npm with the user's configuration; its output goes to the terminal, or is returned when `capture`. */
-export function runNpm(args: readonly string[], cwd: string, capture = false): { code: number; stdout: string } {
-  const result = spawnSync(NPM, args, { cwd, encoding: 'utf8', stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit' });
-  if (result.error !== undefined) throw new NgymError('NGYM_USAGE', `Could not run npm (${result.error.message}); ngym env uses the npm on PATH.`);
-  return { code: result.status ?? 1, stdout: result.stdout ?? '' };
-}
-
-export interface EnvArguments {
-  words: string[];
-  npmFlags: string[];
-  overrides: string[];
-}
-
-/** Positional words, npm's own `--flags` (passed through) and `+key=value` overrides. */
-function splitArguments(args: readonly string[]): EnvArguments {
-  const words: string[] = [];
-  const npmFlags: string[] = [];
-  const overrides: string[] = [];
-  for (let index = 0; index < args.length; index++) {
-    const arg = args[index] as string;
-    if (arg.startsWith('+')) overrides.push(arg);
-    else if (arg.startsWith('--')) {
-      npmFlags.push(arg);
-      // `--registry URL`, `--tag next`: the flag's value travels with it.
-      const next = args[index + 1];
-      if (!arg.includes('=') && next !== undefined && !next.startsWith('-') && !next.startsWith('+') && VALUE_FLAGS.has(arg)) npmFlags.push(args[++index] as string);
-    } else words.push(arg);
-  }
-  return { words, npmFlags, overrides };
-}
-
-const VALUE_FLAGS = new Set(['--registry', '--tag', '--access', '--otp', '--userconfig', '--scope', '--searchlimit', '--workspace']);
 
 /** The package name a spec names (`@team/env-foo@^1`, `env-foo`), or undefined for a path, URL or tarball. */
 function specName(spec: string): string | undefined {
