@@ -86,6 +86,11 @@ export interface CollectOptions {
   dispatchBudgetSeconds?: number | null;
   /** No rollout starts with less than this left of the budget; null: the run's p75 rollout duration, after 5. */
   drainMarginSeconds?: number | null;
+  /**
+   * On resume, rows flagged `invalid_judge_response` leave the output and run again (upstream's
+   * retry_invalid_judge_responses), for environments that wrote an unparseable judge reply as a reward of 0.
+   */
+  retryInvalidJudgeResponses?: boolean;
   /** Skip each agent's `/aggregate_metrics` (upstream's disable_aggregation, for shards aggregated later). */
   disableAggregation?: boolean;
   /**

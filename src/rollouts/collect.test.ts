@@ -329,6 +329,32 @@ describe('collectRollouts', () => {
     expect(existsSync(join(dir, 'out_failures.jsonl'))).toBe(false);
   });
 
+  it('with retryInvalidJudgeResponses, a resume takes rows flagged invalid_judge_response out of the output and runs them again', async () => {
+    const model = scriptedModel(({ input }) => [assistantMessage(questionOf(input as never).replace('q', 'a'))]);
+    gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: quiz } });
+    const dir = folder();
+    const output = join(dir, 'out.jsonl');
+    const options = { client: gym.client, input: writeJsonl(join(dir, 'in.jsonl'), rows(3)), outputPath: output, agentName: 'quiz' };
+    await collectRollouts(options).done();
+    // An older verifier wrote task 1's unparseable judge reply as a success scored 0; the last line is torn.
+    const flagged = readJsonlRows(output).map((row) => (row._ng_task_index === 1 ? { ...row, reward: 0, invalid_judge_response: true } : row));
+    writeFileSync(output, `${flagged.map((row) => JSON.stringify(row)).join('\n')}\n{"_ng_task_in`);
+    model.calls.length = 0;
+    const warnings: string[] = [];
+    const untouched = await collectRollouts({ ...options, resume: true, warn: (message) => warnings.push(message) }).done();
+    expect(untouched).toMatchObject({ skipped: 3, completed: 0 });
+    const summary = await collectRollouts({ ...options, resume: true, retryInvalidJudgeResponses: true, warn: (message) => warnings.push(message) }).done();
+    expect(summary).toMatchObject({ skipped: 2, completed: 1 });
+    expect(model.calls.map((call) => questionOf(call.input as never))).toEqual(['q1']);
+    const rowsAfter = readJsonlRows(output);
+    expect(rowsAfter.map((row) => [row._ng_task_index, row.reward, row.invalid_judge_response ?? false]).sort()).toEqual([
+      [0, 1, false],
+      [1, 1, false],
+      [2, 1, false],
+    ]);
+    expect(warnings).toContain(`retry_invalid_judge_responses: 1 rows flagged invalid_judge_response left ${output} and run again.`);
+  });
+
   it("asks each agent for /aggregate_metrics: upstream's profile, with an environment's own figures", async () => {
     const received: Record<string, unknown>[][][] = [];
     const aggregating = defineResourcesServer({

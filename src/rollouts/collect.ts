@@ -128,7 +128,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const progress = options.progress ?? new SilentReporter();
     const inputFields = new Set<string>();
     const metrics = new MetricsAccumulator({ numRepeats, passThreshold: options.passThreshold, inputFields });
-    const files = paths === undefined ? undefined : await openOutputFiles(paths, options, routing, metrics);
+    const files = paths === undefined ? undefined : await openOutputFiles(paths, options, routing, metrics, warn);
     const tally = new CollectionTally(metrics, progress);
     const stalls = startStallHandling(options, this.signal);
     const writer = new OutcomeWriter(files, options, this.signal);

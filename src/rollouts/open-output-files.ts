@@ -16,6 +16,7 @@ import {
   JsonlAppender,
   type OutputPaths,
   readCompletedRollouts,
+  removeRows,
   type RunManifest,
 } from './output-files.ts';
 
@@ -31,9 +32,10 @@ export interface OutputFiles {
 
 export async function openOutputFiles(
   paths: OutputPaths,
-  options: Pick<CollectOptions, 'input' | 'resume' | 'overwrite' | 'limit' | 'agentName' | 'responsesCreateParams' | 'numRepeatsAddSeed'>,
+  options: Pick<CollectOptions, 'input' | 'resume' | 'overwrite' | 'limit' | 'agentName' | 'responsesCreateParams' | 'numRepeatsAddSeed' | 'retryInvalidJudgeResponses'>,
   routing: RoutingPlan,
   metrics: MetricsAccumulator,
+  warn: (message: string) => void,
 ): Promise<OutputFiles> {
   const exists = existsSync(paths.output) && statSync(paths.output).size > 0;
   if (exists && !options.resume && !options.overwrite) {
@@ -73,6 +75,11 @@ export async function openOutputFiles(
   }
   // A run started over must not leave the last run's aggregate file for `gym eval compare` to read.
   if (!resumed) rmSync(paths.aggregateMetrics, { force: true });
+  if (resumed && options.retryInvalidJudgeResponses) {
+    // Before the appender opens the output: the rewrite replaces the file it would append to.
+    const moved = await removeRows(paths.output, (row) => Boolean(row.invalid_judge_response));
+    if (moved > 0) warn(`retry_invalid_judge_responses: ${moved} rows flagged invalid_judge_response left ${paths.output} and run again.`);
+  }
   const output = await JsonlAppender.open(paths.output, { truncate: !resumed });
   const done = resumed ? await readCompletedRollouts(paths.output, (row) => metrics.add(row)) : new CompletedRollouts();
   // Failures of an earlier attempt are retried now, so the failures file lists only what still fails.

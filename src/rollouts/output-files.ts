@@ -213,6 +213,42 @@ export async function readCompletedRollouts(path: string, visit: (row: Record<st
 }
 
 /** Rewrites an output file in (task, rollout) order, atomically (write a sibling, then rename). */
+/**
+ * Removes the rows `remove` picks from a JSONL file (its torn last line cut first), through a copy renamed over
+ * it once written and synced, so a crash leaves the old file or the new one; returns how many went.
+ */
+export async function removeRows(path: string, remove: (row: Record<string, unknown>) => boolean): Promise<number> {
+  if (!existsSync(path)) return 0;
+  await cutTornTail(path);
+  const copyPath = `${path}.migrating`;
+  const copy = await open(copyPath, 'w', statSync(path).mode & 0o7777);
+  let removed = 0;
+  try {
+    let batch: Buffer[] = [];
+    for await (const { bytes } of readLinesWithOffsets(path)) {
+      if (bytes.length === 0) continue;
+      if (remove(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>)) {
+        removed++;
+        continue;
+      }
+      batch.push(bytes, NEWLINE);
+      if (batch.length >= 2048) {
+        await copy.write(Buffer.concat(batch));
+        batch = [];
+      }
+    }
+    await copy.write(Buffer.concat(batch));
+    await copy.sync();
+  } finally {
+    await copy.close();
+  }
+  if (removed === 0) await rm(copyPath, { force: true });
+  else await rename(copyPath, path);
+  return removed;
+}
+
+const NEWLINE = Buffer.from('\n');
+
 export async function sortOutputFile(path: string): Promise<void> {
   const entries: { key: number; offset: number; length: number }[] = [];
   for await (const { offset, bytes } of readLinesWithOffsets(path)) {

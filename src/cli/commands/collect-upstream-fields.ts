@@ -55,11 +55,6 @@ const REFUSED: Record<string, RefusedField> = {
     reason: "ngym's agents take no run-level skills directory, so a skills_ref stamped on the rows would claim skills no agent was given",
     harmless: isNullish,
   },
-  retry_invalid_judge_responses: {
-    schema: z.boolean(),
-    reason: 'ngym does not yet move rows flagged invalid_judge_response out of the output on resume; a judge reply that cannot be parsed is already a judge_failed failure in <stem>_failures.jsonl, retried by +resume=true',
-    harmless: (value) => isNullish(value) || value === false,
-  },
   split: { schema: z.enum(['train', 'validation', 'benchmark']), reason: END_TO_END, harmless: isNullish },
   reuse_existing_data_preparation: { schema: z.boolean(), reason: END_TO_END, harmless: (value) => isNullish(value) || value === false },
 };

@@ -141,6 +141,10 @@ const Parameters = z.object({
     .nullable()
     .default(null)
     .describe("Start no rollout with less than this left of dispatch_budget_s (null: this run's p75 rollout duration, once 5 have finished)."),
+  retry_invalid_judge_responses: z
+    .boolean()
+    .default(false)
+    .describe('On resume, rows flagged invalid_judge_response leave the output and run again (for environments that scored an unparseable judge reply 0).'),
   upload_rollouts: readElsewhere(z.boolean().default(true), 'Upload the first +upload_rollouts_limit rollouts to the trackers (upload_rollouts_to_wandb is its older name).'),
   ...RefusedParameters,
 });
@@ -300,6 +304,7 @@ Example:
       onStall: parameters.on_stall,
       dispatchBudgetSeconds: parameters.dispatch_budget_s,
       drainMarginSeconds: parameters.drain_margin_s,
+      retryInvalidJudgeResponses: parameters.retry_invalid_judge_responses,
       disableAggregation: parameters.disable_aggregation,
       routeFailuresToSidecar: parameters.route_failures_to_sidecar,
       // As upstream, a run that skips aggregation skips the health check too.
