@@ -6,7 +6,7 @@
 import { pythonStrip } from 'ngym/python-compat';
 import { TestStatus } from '../constants.ts';
 import { parseDoctestXml, type XmlElement } from './doctest-xml.ts';
-import { type LogParser, PythonPattern } from './python-text.ts';
+import { lineResultParser, type LogParser, PythonPattern } from './python-text.ts';
 
 const REDIS_RESULT = new PythonPattern(String.raw`^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$`);
 const REDIS_FILE_SUFFIX = new PythonPattern(String.raw`\s+in\s+\S+$`);
@@ -30,14 +30,7 @@ export const parseRedis: LogParser = (log) => {
 };
 
 /** jq: `PASS: name` / `FAIL: name`. */
-export const parseJq: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  for (const line of log.split('\n')) {
-    const match = JQ_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[1] ?? '', match.groups[0] === 'PASS' ? TestStatus.PASSED : TestStatus.FAILED);
-  }
-  return statuses;
-};
+export const parseJq: LogParser = lineResultParser(JQ_RESULT, 2, 1, { PASS: TestStatus.PASSED, FAIL: TestStatus.FAILED });
 
 /**
  * doctest run with `-s -r=xml`: each SubCase of each TestCase, `TestCase > SubCase`, passes when every
@@ -79,22 +72,7 @@ function descendants(element: XmlElement, tag: string): XmlElement[] {
 }
 
 /** MicroPython's run-tests: `pass name`, `FAIL name`, `skip name`. */
-export const parseMicropython: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  const byWord: Record<string, string> = { pass: TestStatus.PASSED, FAIL: TestStatus.FAILED, skip: TestStatus.SKIPPED };
-  for (const line of log.split('\n')) {
-    const match = MICROPYTHON_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[1] ?? '', byWord[match.groups[0] ?? ''] as string);
-  }
-  return statuses;
-};
+export const parseMicropython: LogParser = lineResultParser(MICROPYTHON_RESULT, 2, 1, { pass: TestStatus.PASSED, FAIL: TestStatus.FAILED, skip: TestStatus.SKIPPED });
 
 /** GoogleTest: `[       OK ] Suite.Test (0 ms)`, `[  FAILED  ] Suite.Test (1 ms)`. */
-export const parseGoogletest: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  for (const line of log.split('\n')) {
-    const match = GOOGLETEST_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[1] ?? '', match.groups[0] === 'OK' ? TestStatus.PASSED : TestStatus.FAILED);
-  }
-  return statuses;
-};
+export const parseGoogletest: LogParser = lineResultParser(GOOGLETEST_RESULT, 2, 1, { OK: TestStatus.PASSED, FAILED: TestStatus.FAILED });

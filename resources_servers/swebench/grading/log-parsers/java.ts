@@ -1,7 +1,7 @@
 /** Java repositories' test logs (SWE-bench Multilingual): Maven one test per run, Ant's JUnit, a Gradle config that prints each test. */
 import { pythonStrip } from 'ngym/python-compat';
 import { TestStatus } from '../constants.ts';
-import { type LogParser, PythonPattern } from './python-text.ts';
+import { lineResultParser, type LogParser, PythonPattern } from './python-text.ts';
 
 const MAVEN_TEST_NAME = new PythonPattern(String.raw`^.*-Dtest=(\S+).*$`);
 const MAVEN_RESULT = new PythonPattern(String.raw`^.*BUILD (SUCCESS|FAILURE)$`);
@@ -26,21 +26,7 @@ export const parseMaven: LogParser = (log) => {
 };
 
 /** Ant: `[junit] [PASS] name`, `[FAIL]`, `[ERR]` (a failure). */
-export const parseAnt: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  for (const line of log.split('\n')) {
-    const match = ANT_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[1] ?? '', match.groups[0] === 'PASS' ? TestStatus.PASSED : TestStatus.FAILED);
-  }
-  return statuses;
-};
+export const parseAnt: LogParser = lineResultParser(ANT_RESULT, 2, 1, { PASS: TestStatus.PASSED, FAIL: TestStatus.FAILED, ERR: TestStatus.FAILED });
 
 /** Gradle with swebench's pre-install config: `Class > method PASSED|FAILED`, lines starting `>` excluded. */
-export const parseGradleCustom: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  for (const line of log.split('\n')) {
-    const match = GRADLE_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[0] ?? '', match.groups[1] === 'PASSED' ? TestStatus.PASSED : TestStatus.FAILED);
-  }
-  return statuses;
-};
+export const parseGradleCustom: LogParser = lineResultParser(GRADLE_RESULT, 1, 2, { PASSED: TestStatus.PASSED, FAILED: TestStatus.FAILED });

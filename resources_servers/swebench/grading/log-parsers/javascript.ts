@@ -5,7 +5,7 @@
  */
 import { pythonRstrip, pythonStrip } from 'ngym/python-compat';
 import { TestStatus } from '../constants.ts';
-import { countOf, group, indentOf, type LogParser, LogParserError, PythonPattern } from './python-text.ts';
+import { countOf, group, indentOf, lineResultParser, type LogParser, LogParserError, PythonPattern } from './python-text.ts';
 
 const ANSI_ESCAPE = new PythonPattern(String.raw`\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])`);
 const MILLISECONDS = new PythonPattern(String.raw`\(\d+ms\)`);
@@ -169,36 +169,13 @@ export const parseReactPdf: LogParser = (log) => {
 };
 
 /** Jest with --verbose: `✓ name (5 ms)`, `✕ name`, `○ name` (skipped). */
-export const parseJest: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  const byMark: Record<string, string> = { '✓': TestStatus.PASSED, '✕': TestStatus.FAILED, '○': TestStatus.SKIPPED };
-  for (const line of log.split('\n')) {
-    const match = JEST_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[1] ?? '', byMark[match.groups[0] ?? ''] as string);
-  }
-  return statuses;
-};
+export const parseJest: LogParser = lineResultParser(JEST_RESULT, 2, 1, { '✓': TestStatus.PASSED, '✕': TestStatus.FAILED, '○': TestStatus.SKIPPED });
 
 /** Jest's --json output turned into `[PASSED] name` / `[FAILED] name` lines. */
-export const parseJestJson: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  for (const line of log.split('\n')) {
-    const match = JEST_JSON_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[1] ?? '', match.groups[0] === 'PASSED' ? TestStatus.PASSED : TestStatus.FAILED);
-  }
-  return statuses;
-};
+export const parseJestJson: LogParser = lineResultParser(JEST_JSON_RESULT, 2, 1, { PASSED: TestStatus.PASSED, FAILED: TestStatus.FAILED });
 
 /** Vitest with --reporter=verbose: `✓ name 5ms`, `× name`, `↓ name [skipped]`. */
-export const parseVitest: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  const byMark: Record<string, string> = { '✓': TestStatus.PASSED, '×': TestStatus.FAILED, '↓': TestStatus.SKIPPED };
-  for (const line of log.split('\n')) {
-    const match = VITEST_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[1] ?? '', byMark[match.groups[0] ?? ''] as string);
-  }
-  return statuses;
-};
+export const parseVitest: LogParser = lineResultParser(VITEST_RESULT, 2, 1, { '✓': TestStatus.PASSED, '×': TestStatus.FAILED, '↓': TestStatus.SKIPPED });
 
 /** Karma's spec reporter: after `Starting browser`, suites by indentation, `✔`/`✖` tests named `suite > ... > test`, up to `SUMMARY:`. */
 export const parseKarma: LogParser = (log) => {
@@ -232,14 +209,7 @@ export const parseKarma: LogParser = (log) => {
 };
 
 /** TAP: `ok 1 name` / `not ok 2 name`. */
-export const parseTap: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  for (const line of log.split('\n')) {
-    const match = TAP_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[2] ?? '', match.groups[0] === 'ok' ? TestStatus.PASSED : TestStatus.FAILED);
-  }
-  return statuses;
-};
+export const parseTap: LogParser = lineResultParser(TAP_RESULT, 3, 1, { ok: TestStatus.PASSED, 'not ok': TestStatus.FAILED });
 
 /** immutable-js's instances ran different runners: the pull request number picks the parser. */
 export const parseImmutableJs: LogParser = (log, instance) => {

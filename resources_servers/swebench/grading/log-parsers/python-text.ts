@@ -4,7 +4,7 @@
  * `IndexError` does, and indentation measured with Python's whitespace.
  */
 import { NgymError } from 'ngym';
-import { type PythonMatch, PythonRegex, type PythonRegexFlags, pythonLstrip } from 'ngym/python-compat';
+import { type PythonMatch, PythonRegex, type PythonRegexFlags, pythonLstrip, pythonStrip } from 'ngym/python-compat';
 
 /** A parser met a log it cannot read (swebench's parser raises there, and the evaluation does not complete). */
 export class LogParserError extends NgymError {
@@ -84,3 +84,20 @@ export function countOf(text: string, part: string): number {
 
 /** A parser: a log (or the part of it between the test-output markers) in, test name to status out. */
 export type LogParser = (log: string, instance: { instance_id: string }) => Map<string, string>;
+
+/**
+ * The shape most runners' parsers share: each line, stripped, matched from its start; the test's name is capture
+ * group `nameGroup`, its status the word in group `wordGroup` looked up in `statusOf` (another word records nothing).
+ */
+export function lineResultParser(pattern: PythonPattern, nameGroup: number, wordGroup: number, statusOf: Readonly<Record<string, string>>): LogParser {
+  return (log) => {
+    const statuses = new Map<string, string>();
+    for (const line of log.split('\n')) {
+      const match = pattern.match(pythonStrip(line));
+      if (match === null) continue;
+      const word = match.groups[wordGroup - 1] ?? '';
+      if (Object.hasOwn(statusOf, word)) statuses.set(match.groups[nameGroup - 1] ?? '', statusOf[word] as string);
+    }
+    return statuses;
+  };
+}

@@ -1,7 +1,6 @@
 /** Ruby repositories' test logs (SWE-bench Multilingual): minitest, Cucumber's progress format, test-unit, RSpec's JSON turned into lines. */
-import { pythonStrip } from 'ngym/python-compat';
 import { TestStatus } from '../constants.ts';
-import { item, type LogParser, LogParserError, PythonPattern } from './python-text.ts';
+import { item, lineResultParser, type LogParser, LogParserError, PythonPattern } from './python-text.ts';
 
 const MINITEST_RESULT = new PythonPattern(String.raw`^(.+)\. .*=.*(\.|F|E).*$`);
 const CUCUMBER_RESULT = new PythonPattern(String.raw`^(.*) \.+(\.|F)`);
@@ -9,48 +8,16 @@ const RUBY_UNIT_RESULT = new PythonPattern(String.raw`^\s*(?:test: )?(.+):\s+(\.
 const RSPEC_RESULT = new PythonPattern(String.raw`(.+) - (passed|failed)`);
 
 /** minitest verbose: `Class#test_name = 0.01 s = .` (`.` passed, `F`/`E` failed). */
-export const parseMinitest: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  for (const line of log.split('\n')) {
-    const match = MINITEST_RESULT.match(pythonStrip(line));
-    if (match === null) continue;
-    const [name = '', outcome] = match.groups;
-    if (outcome === '.') statuses.set(name, TestStatus.PASSED);
-    else statuses.set(name, TestStatus.FAILED);
-  }
-  return statuses;
-};
+export const parseMinitest: LogParser = lineResultParser(MINITEST_RESULT, 1, 2, { '.': TestStatus.PASSED, F: TestStatus.FAILED, E: TestStatus.FAILED });
 
 /** Cucumber with `--format progress`: `name ....F`. */
-export const parseCucumber: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  for (const line of log.split('\n')) {
-    const match = CUCUMBER_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[0] ?? '', match.groups[1] === '.' ? TestStatus.PASSED : TestStatus.FAILED);
-  }
-  return statuses;
-};
+export const parseCucumber: LogParser = lineResultParser(CUCUMBER_RESULT, 1, 2, { '.': TestStatus.PASSED, F: TestStatus.FAILED });
 
 /** test-unit verbose: `test: name: .` or `name: F` (`O` omitted counts as skipped). */
-export const parseRubyUnit: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  const byMark: Record<string, string> = { '.': TestStatus.PASSED, E: TestStatus.FAILED, F: TestStatus.FAILED, O: TestStatus.SKIPPED };
-  for (const line of log.split('\n')) {
-    const match = RUBY_UNIT_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[0] ?? '', byMark[match.groups[1] ?? ''] as string);
-  }
-  return statuses;
-};
+export const parseRubyUnit: LogParser = lineResultParser(RUBY_UNIT_RESULT, 1, 2, { '.': TestStatus.PASSED, E: TestStatus.FAILED, F: TestStatus.FAILED, O: TestStatus.SKIPPED });
 
 /** RSpec's JSON turned into `full description - passed|failed` lines. */
-export const parseRspecTransformedJson: LogParser = (log) => {
-  const statuses = new Map<string, string>();
-  for (const line of log.split('\n')) {
-    const match = RSPEC_RESULT.match(pythonStrip(line));
-    if (match !== null) statuses.set(match.groups[0] ?? '', match.groups[1] === 'passed' ? TestStatus.PASSED : TestStatus.FAILED);
-  }
-  return statuses;
-};
+export const parseRspecTransformedJson: LogParser = lineResultParser(RSPEC_RESULT, 1, 2, { passed: TestStatus.PASSED, failed: TestStatus.FAILED });
 
 /** jekyll's instances ran different runners: the pull request number (the id's second `-` part) picks the parser. */
 export const parseJekyll: LogParser = (log, instance) => {
