@@ -232,6 +232,12 @@ describe('gym eval (offline)', () => {
     const profile = JSON.parse(readFileSync(join(root, 'r_reward_profile.json'), 'utf8'));
     expect(profile.a_agent.key_metrics['mean/reward']).toBe(0.5);
     expect(printed.out).toContain('a_agent:');
+    // With the materialized inputs: how complete the collection is (task 1 has one of its two rollouts, task 2 none).
+    const inputs = [[0, 0], [0, 1], [1, 0], [1, 1], [2, 0]].map(([task, repeat]) => JSON.stringify({ _ng_task_index: task, _ng_rollout_index: repeat, agent_ref: { name: 'a_agent' } }));
+    writeFileSync(join(root, 'inputs.jsonl'), `${inputs.join('\n')}\n`);
+    writeFileSync(join(root, 'r.jsonl'), `${rollout(0, 0, 1)}\n${rollout(0, 1, 0)}\n${rollout(1, 0, 1)}\n`);
+    expect(await mainGym(['eval', 'profile', '--rollouts', join(root, 'r.jsonl'), '--inputs', join(root, 'inputs.jsonl')]), printed.err).toBe(0);
+    expect(printed.out).toContain('Reward profile completion: 3/5 rollout rows (60.00%)\nInput rows: 3 total; 1 complete; 1 partial; 1 without rollouts.');
   });
 });
 

@@ -3,7 +3,8 @@
  *   aggregate  merge rollout shards (in (task, rollout) order), compute their metrics and health-check them, as
  *              `ngym collect` does;
  *   (reverify is src/cli/gym/reverify.ts)
- *   profile    upstream's reward profile (what /aggregate_metrics answers by default) of a rollouts file.
+ *   profile    upstream's reward profile (what /aggregate_metrics answers by default) of a rollouts file, and with
+ *              --inputs upstream's completion accounting against the materialized inputs.
  */
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -13,7 +14,7 @@ import { isDict } from '../../config/tree.ts';
 import { NgymError } from '../../errors.ts';
 import { readJsonl } from '../../rollouts/jsonl.ts';
 import { outputPathsFor } from '../../rollouts/output-files.ts';
-import { aggregateMetricsEntry, rewardProfiles } from '../../rollouts/reward-profiles.ts';
+import { aggregateMetricsEntry, rewardProfiles, rolloutAgentName } from '../../rollouts/reward-profiles.ts';
 import { checkRolloutsHealth, formatHealthReport } from '../../rollouts/rollout-health.ts';
 import { computeMetrics } from '../../metrics/rollout-metrics.ts';
 import { readParameters } from '../command.ts';
@@ -101,6 +102,31 @@ export async function profileRollouts(args: string[]): Promise<number> {
   const path = outputPathsFor(parameters.rollouts_jsonl_fpath).output.replace(/\.jsonl$/, '_reward_profile.json');
   writeFileSync(path, `${JSON.stringify(profiles, null, 2)}\n`);
   for (const [agent, profile] of Object.entries(profiles)) write(`${agent}: ${JSON.stringify((profile as { key_metrics: unknown }).key_metrics)}\n`);
+  if (parameters.materialized_inputs_jsonl_fpath !== undefined) write(completionSummary(await readRows(parameters.materialized_inputs_jsonl_fpath), rows));
   write(`Reward profile: ${path}\n`);
   return 0;
+}
+
+/**
+ * Upstream's completion accounting of `--inputs`: how many of the materialized rollouts have a result, and how many
+ * input rows (per task and agent, since fan-out gives one task several agents) are complete, partial or missing.
+ */
+function completionSummary(inputs: Row[], results: Row[]): string {
+  const keyOf = (row: Row) => `${String(row._ng_task_index)}/${String(row._ng_rollout_index)}`;
+  const done = new Set(results.map(keyOf));
+  const groups = new Map<string, { expected: number; completed: number }>();
+  for (const input of inputs) {
+    const group = `${String(input._ng_task_index)}/${rolloutAgentName(input)}`;
+    const counts = groups.get(group) ?? { expected: 0, completed: 0 };
+    counts.expected++;
+    if (done.has(keyOf(input))) counts.completed++;
+    groups.set(group, counts);
+  }
+  const completed = inputs.filter((input) => done.has(keyOf(input))).length;
+  const percent = inputs.length === 0 ? 100 : (100 * completed) / inputs.length;
+  const count = (test: (counts: { expected: number; completed: number }) => boolean) => [...groups.values()].filter(test).length;
+  return (
+    `Reward profile completion: ${completed}/${inputs.length} rollout rows (${percent.toFixed(2)}%)\n` +
+    `Input rows: ${groups.size} total; ${count((c) => c.completed === c.expected)} complete; ${count((c) => c.completed > 0 && c.completed < c.expected)} partial; ${count((c) => c.completed === 0)} without rollouts.\n`
+  );
 }

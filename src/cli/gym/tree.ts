@@ -381,7 +381,7 @@ const LEAVES: Leaf[] = [
   {
     path: 'eval profile',
     summary: 'Compute a reward profile from rollouts.',
-    flags: [valueFlag('--inputs <path>', 'materialized_inputs_jsonl_fpath', 'Materialized inputs JSONL (optional in ngym).'), valueFlag('--rollouts <path>', 'rollouts_jsonl_fpath', 'Rollouts JSONL.')],
+    flags: [valueFlag('--inputs <path>', 'materialized_inputs_jsonl_fpath', 'Materialized inputs JSONL: also report how complete the collection is (optional in ngym).'), valueFlag('--rollouts <path>', 'rollouts_jsonl_fpath', 'Rollouts JSONL.')],
     ngym: 'new: upstream\'s reward profile (`/aggregate_metrics` default) per agent',
     run: async ({ overrides }) => profileRollouts(overrides),
   },
