@@ -75,6 +75,8 @@ export interface ServerResult {
   note?: string;
   /** An agent that was not started alone: the resources server whose run started it. */
   via?: string;
+  /** The date of the run this result is from, when it is older than the catalog's (a result merged in, not re-run). */
+  ranOn?: string;
 }
 
 const relativeTo = (root: string, path: string) => (path.startsWith(root) ? relative(root, path) : path);

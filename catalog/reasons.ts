@@ -22,7 +22,8 @@ export type ReasonCategory =
   | 'build'
   | 'timeout'
   | 'differs'
-  | 'error';
+  | 'error'
+  | 'not-run';
 
 export interface Reason {
   category: ReasonCategory;
@@ -46,6 +47,7 @@ export const CATEGORY_TITLES: Record<ReasonCategory, string> = {
   timeout: 'not ready or not finished in time',
   differs: 'runs, but results differ from the recording',
   error: 'other error',
+  'not-run': 'not reached by this run',
 };
 
 const LOCAL_HOSTS = /^(127\.|localhost$|0\.0\.0\.0$|\[?::1\]?$|pypi\.org$|files\.pythonhosted\.org$|pypi\.python\.org$)/;

@@ -104,6 +104,8 @@ export function renderCatalog(catalog: Catalog): string {
     const results = catalog.results.filter((result) => result.kind === kind).sort((a, b) => a.name.localeCompare(b.name));
     if (results.length === 0) continue;
     lines.push(`## ${KIND_TITLES[kind]} (${results.length})`, '');
+    const older = [...new Set(results.map((result) => result.ranOn).filter((date) => date !== undefined))];
+    if (older.length > 0) lines.push(`${results.filter((result) => result.ranOn !== undefined).length} of these are from the run of ${older.join(', ')}, not re-run on ${catalog.date}.`, '');
     if (kind === 'resources_servers') {
       lines.push('| server | runs | environment | ready | equal | recorded reward | reason |', '|---|---|---|---|---|---|---|');
       for (const result of results) {
