@@ -96,7 +96,8 @@ export function renderCatalog(catalog: Catalog): string {
     'Columns: **runs** is TypeScript (ngym\'s own version of that server) or Python (upstream\'s app.py hosted by ngym);',
     '**environment** is the Python environment it runs in (the base interpreter, or a venv of its own and its build time on',
     'this run: a server whose venv was built on an earlier run shows no time); **ready** is `ngym run`\'s start to all',
-    'servers ready; **equal** is rollouts equal to their recording / recorded rollouts; **recorded reward** is the',
+    'servers ready; **equal** is rollouts equal to their recording / recorded rollouts, *(weak)* where every recorded',
+    'reward is the same; **recorded reward** is the',
     'recording\'s mean (min..max, n), what a model like the recording\'s scores (upstream issue 986).',
     '',
   );
