@@ -47,6 +47,8 @@ import { type Death, serveTombstone, type Tombstone } from './tombstone.ts';
 import { OutputLines } from './output-lines.ts';
 import { bindPort, probeFreePort } from './ports.ts';
 import { TELEMETRY_KEY, telemetrySettings } from '../telemetry/settings.ts';
+import { sandboxReferenceProblems } from '../sandbox/providers/registry.ts';
+import { currentRunId, RUN_ID_ENV } from '../sandbox/providers/run-identity.ts';
 
 const CHILD_MAIN = fileURLToPath(siblingModule(import.meta.url, 'child-main'));
 const PYTHON_CHILD = fileURLToPath(new URL('./python-child.py', import.meta.url));
@@ -136,6 +138,8 @@ export async function locateAndValidate(globalConfig: GlobalConfig, output: (lin
       problems.push(NgymError.isInstance(error) ? error.message : String(error));
     }
   }
+  // A server's sandbox_provider: its block is there; a TypeScript server's provider is one ngym has, with good settings.
+  problems.push(...sandboxReferenceProblems(globalConfig, (instance) => locations.get(instance.name)?.language === 'typescript'));
   if (problems.length > 0) throw new ConfigError('NGYM_CONFIG_INVALID', problems.join('\n'));
   return locations;
 }
@@ -654,6 +658,8 @@ function spawnChild(
     [CONFIG_PATH_ENV]: instance.name,
     [SEARCH_ROOTS_ENV]: JSON.stringify(searchRoots),
     [HEAD_URL_ENV]: headUrl,
+    // The gym run the servers' sandbox boxes are labelled with, so a later run can tell they were left behind.
+    [RUN_ID_ENV]: currentRunId(),
   };
   if (location.language === 'python') {
     env.PYTHONPATH = [location.directory, process.env.PYTHONPATH].filter(Boolean).join(':');

@@ -18,7 +18,7 @@ export const SpanGroup = {
   AGENT: 'agent',
   /** A model server's generation (`gym.model.responses`, `gym.model.chat_completions`). */
   MODEL_CALL: 'model_call',
-  /** Upstream's sandbox spans; ngym's sandbox makes none yet, so the name is accepted and selects nothing. */
+  /** A sandbox box's start, exec and stop (`gym.sandbox.start|exec|stop`, src/sandbox/providers/provider-sandbox.ts). */
   SANDBOX: 'sandbox',
 } as const;
 

@@ -30,6 +30,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'test-all', aliases: ['ng_test_all', 'nemo_gym_test_all'], load: async () => (await import('./test.ts')).testAllCommand },
   { name: 'prepare-data', aliases: ['ng_prepare_data', 'nemo_gym_prepare_data'], load: async () => (await import('./prepare-data.ts')).prepareDataCommand },
   { name: 'view', aliases: ['ng_viewer', 'nemo_gym_viewer'], load: async () => (await import('./view.ts')).viewCommand },
+  { name: 'sandbox', aliases: [], load: async () => (await import('./sandbox.ts')).sandboxCommand },
   { name: 'reasoning-gym', aliases: [], load: () => environmentCommand('reasoning_gym') },
   { name: 'dump-config', aliases: ['ng_dump_config', 'nemo_gym_dump_config'], load: async () => (await import('./dump-config.ts')).dumpConfigCommand },
   { name: 'version', aliases: ['ng_version', 'nemo_gym_version'], load: async () => (await import('./version.ts')).versionCommand },

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { providerTestEngine } from '../../testing/provider-test-engine.ts';
+import { containerEngineForTests } from '../../testing/container-engine.ts';
 import { startOtlpReceiver } from '../../testing/otlp-receiver.ts';
 import { telemetrySettings } from '../../telemetry/settings.ts';
 import { configureTracing, flushTracing, inRolloutTrace, serviceTracer, stopTracing } from '../../telemetry/tracing.ts';
@@ -18,7 +18,7 @@ import { ProviderSandbox } from './provider-sandbox.ts';
 import { ownRunId } from './run-identity.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'ngym-provider-sandbox-'));
-const engine = await providerTestEngine();
+const engine = await containerEngineForTests();
 const bubblewrap = bubblewrapUnavailableReason();
 
 interface Case {

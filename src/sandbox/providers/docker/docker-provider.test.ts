@@ -11,9 +11,9 @@ import { SandboxProviderError } from '../contract.ts';
 import { DockerSandboxProvider } from './docker-provider.ts';
 import { EngineClient } from './engine-client.ts';
 import { listSandboxBoxes, reapDeadRunBoxes } from './reaper.ts';
-import { providerTestEngine } from '../../../testing/provider-test-engine.ts';
+import { containerEngineForTests } from '../../../testing/container-engine.ts';
 
-const engine = await providerTestEngine();
+const engine = await containerEngineForTests();
 const runId = `${ownRunId()}-docker-test`;
 
 describe.skipIf('skipReason' in engine)(`docker sandbox provider${'skipReason' in engine ? ` (skipped: ${engine.skipReason})` : ''}`, () => {
