@@ -31,7 +31,7 @@ const RECIPE = {
   revision: 1,
 };
 
-export function baseRecipeDigest(): string {
+function baseRecipeDigest(): string {
   return createHash('sha256').update(JSON.stringify(RECIPE)).digest('hex');
 }
 

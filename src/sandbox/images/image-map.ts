@@ -20,9 +20,6 @@ import type { ImageEngine, ProgressListener } from './image-engine.ts';
 import { registryOf } from './image-engine.ts';
 import { SandboxImageError } from './image-errors.ts';
 
-/** The key of the sandbox block that holds the map. */
-export const IMAGE_MAP_KEY = 'image_map';
-
 export const ImageMap = z
   .record(z.string().min(1, 'image_map keys must be non-empty image names'), z.string().min(1, 'image_map values must be non-empty image names'))
   .superRefine((map, context) => {
