@@ -16,6 +16,8 @@
 # - Every process of the engine (service, conmon, podman cleanup) lives in that namespace, which is how `stop`
 #   finds them all; the namespace is recorded at start.
 set -euo pipefail
+# iptables (which netavark runs) and debootstrap live in sbin, which a non-login PATH may lack.
+export PATH="$PATH:/usr/sbin:/sbin"
 
 SOCKET_PATH="${NGYM_ENGINE_SOCKET:-/run/ngym-engine/podman.sock}"
 SOCKET_PATH="${SOCKET_PATH#unix://}"
