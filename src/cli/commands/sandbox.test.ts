@@ -1,26 +1,15 @@
 /**
- * `ngym sandbox list|debug|prune` against a real engine: a process that made a box is killed (SIGKILL, so it
- * cleans nothing), its box shows as belonging to a dead run, and prune removes it and nothing of live runs.
+ * `ngym sandbox list|debug|prune` against a real engine: a box of a run that is gone shows as such, prune removes
+ * it and nothing of live runs, and the next run's provider reaps such a box before its first.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { hostname } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../testing/cli-process.ts';
 import { containerEngineForTests } from '../../testing/container-engine.ts';
 import { DockerSandboxProvider } from '../../sandbox/providers/docker/docker-provider.ts';
 import { EngineClient } from '../../sandbox/providers/docker/engine-client.ts';
-import { PACKAGE_ROOT } from '../../util/package-root.ts';
 
 const engine = await containerEngineForTests();
-
-/** A process that makes one box with its own run id, prints the box's name and waits to be killed. */
-const BOX_MAKER = `
-import { DockerSandboxProvider } from './src/sandbox/providers/docker/docker-provider.ts';
-const provider = new DockerSandboxProvider();
-const handle = await provider.create({ image: process.env.BOX_IMAGE });
-process.stdout.write(handle.sandbox_id + '\\n');
-setInterval(() => {}, 1000);
-`;
 
 describe.skipIf('skipReason' in engine)(`ngym sandbox${'skipReason' in engine ? ` (skipped: ${engine.skipReason})` : ''}`, () => {
   const { dockerHost, baseImage } = engine as { dockerHost: string; baseImage: string };
@@ -31,14 +20,12 @@ describe.skipIf('skipReason' in engine)(`ngym sandbox${'skipReason' in engine ? 
     await client.close();
   });
 
-  /** Starts a process that makes a box, kills it with SIGKILL once the box exists; resolves to the box's name. */
+  /** A box of a run that is gone: its run id names a pid no process has. */
   async function boxOfAKilledRun(): Promise<string> {
-    const maker = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', BOX_MAKER], { cwd: PACKAGE_ROOT, env: { ...process.env, DOCKER_HOST: dockerHost, BOX_IMAGE: baseImage }, stdio: ['ignore', 'pipe', 'inherit'] });
-    const [firstLine] = (await once(maker.stdout, 'data')) as [Buffer];
-    const name = firstLine.toString().trim();
+    const maker = new DockerSandboxProvider({}, { dockerHost, runId: `${hostname()}:2147483646:1` });
+    const name = (await maker.create({ image: baseImage })).sandbox_id;
     made.push(name);
-    maker.kill('SIGKILL');
-    await once(maker, 'exit');
+    // Its provider is not closed: the box stays, as a killed run's does.
     return name;
   }
 
