@@ -251,6 +251,9 @@ With +mlflow_tracking_uri, +mlflow_experiment_name and +mlflow_run_name (MLflow)
 +upload_rollouts_limit rollouts) is logged there at the end; a tracker that fails is a warning, never a failed
 run (docs/evaluation.md, "Experiment tracking").
 
+Every field of upstream 0.7.0's rollout collection config is taken under its own name (the list below);
+the few ngym cannot honour are refused by name, with the reason, before anything starts (docs/cli.md).
+
 Invalid input lines (malformed JSON, no responses_create_params, unknown agent, a field the prompt config
 names but the row lacks, an input the prompt config would replace) are reported with their line numbers and
 skipped; the command then exits 1.
