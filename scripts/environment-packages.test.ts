@@ -63,7 +63,7 @@ describe.skipIf(localRegistryMissing !== undefined)(`environment packages from a
   afterAll(async () => {
     await registry?.stop();
     if (work !== undefined) rmSync(work, { recursive: true, force: true });
-  });
+  }, 300_000);
 
   it('a fresh project with only ngym and the packages runs them from the registry: their example rollouts replay to the recorded rewards', async () => {
     const project = join(work, 'project');

@@ -40,7 +40,11 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
   const url = `http://127.0.0.1:${port}/`;
   const stop = async () => {
     child.stdin?.end();
+    child.kill('SIGTERM');
+    // A loaded machine may keep it from closing its connections at once; it is not left behind.
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
+    clearTimeout(killer);
     rmSync(folder, { recursive: true, force: true });
   };
   try {

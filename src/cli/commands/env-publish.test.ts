@@ -25,12 +25,12 @@ beforeAll(async () => {
   expect(packed.code, packed.stderr).toBe(0);
   packageFolder = join(work, 'env-example-single-tool-call');
   if (registry !== undefined) registry.configure(packageFolder);
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await registry?.stop();
   rmSync(work, { recursive: true, force: true });
-});
+}, 120_000);
 
 const npmView = (name: string) => spawnSync('npm', ['view', name, 'version', '--registry', registry?.url ?? ''], { cwd: packageFolder, encoding: 'utf8' });
 
