@@ -12,7 +12,6 @@ import { loadGlobalConfig } from '../../config/global-config.ts';
 import { NgymError } from '../../errors.ts';
 import { PACKAGE_ROOT } from '../../util/package-root.ts';
 import { readParameters } from '../command.ts';
-import { scaffoldResourcesServer } from './init.ts';
 
 const Parameters = z.object({
   entrypoint: z.string().min(1).describe('resources_servers/<name>: the environment and its resources server.'),
@@ -100,8 +99,11 @@ jobs:
           NODE_AUTH_TOKEN: \${{ secrets.NPM_TOKEN }}
 `;
 
+/** `ngym init`'s scaffold of a resources server in a folder (init.ts passes it: init.ts loads this module). */
+type Scaffold = (name: string, cwd: string) => Promise<{ directory: string; files: string[] }>;
+
 /** Writes the package folder; a failure leaves nothing behind. */
-export async function initPackage(args: string[]): Promise<number> {
+export async function initPackage(args: string[], scaffoldResourcesServer: Scaffold): Promise<number> {
   const parameters = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), Parameters);
   const parts = parameters.entrypoint.split(/[\\/]+/).filter((part) => part !== '' && part !== '.');
   const name = (parts[1] ?? '').toLowerCase();

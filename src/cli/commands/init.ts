@@ -311,7 +311,7 @@ interface ScaffoldResult {
 }
 
 /** Writes the environment into `<cwd>/resources_servers/<name>` (via a staging folder, so a failure leaves nothing behind). */
-export async function scaffoldResourcesServer(name: string, cwd: string): Promise<ScaffoldResult> {
+async function scaffoldResourcesServer(name: string, cwd: string): Promise<ScaffoldResult> {
   const directory = resolve(cwd, 'resources_servers', name);
   const staging = resolve(cwd, 'resources_servers', `.${name}.ngym-init`);
   rmSync(staging, { recursive: true, force: true });
@@ -374,7 +374,7 @@ Example:
   parameters: Parameters,
   async run(args) {
     // `--package`: the environment as an npm package folder (init-package.ts).
-    if (args.includes('--package')) return (await import('./init-package.ts')).initPackage(args.filter((arg) => arg !== '--package'));
+    if (args.includes('--package')) return (await import('./init-package.ts')).initPackage(args.filter((arg) => arg !== '--package'), scaffoldResourcesServer);
     const cwd = process.cwd();
     const { entrypoint } = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), Parameters);
     const target = resolve(cwd, entrypoint);
