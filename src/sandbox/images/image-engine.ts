@@ -6,9 +6,8 @@
  */
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
+import { DEFAULT_DOCKER_HOST, engineAddress, engineMessage } from '../engine-address.ts';
 import { SandboxImageError } from './image-errors.ts';
-
-const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
 
 export interface ImageInspect {
   Id: string;
@@ -37,15 +36,12 @@ export class ImageEngine {
 
   constructor(dockerHost: string = process.env.DOCKER_HOST || DEFAULT_DOCKER_HOST) {
     this.dockerHost = dockerHost;
-    let origin: string;
-    if (dockerHost.startsWith('unix://')) {
-      this.socketPath = dockerHost.slice('unix://'.length);
-      origin = 'http://localhost';
-    } else if (/^(tcp|http):\/\//.test(dockerHost)) {
-      origin = `http://${dockerHost.replace(/^[a-z]+:\/\//, '')}`;
-    } else {
+    const address = engineAddress(dockerHost);
+    if (address === undefined) {
       throw new SandboxImageError('engine_unreachable', `DOCKER_HOST=${dockerHost} is not supported: use unix:///path/to/socket or tcp://host:port.`);
     }
+    this.socketPath = address.socketPath;
+    const origin = address.origin;
     // An import or a build may be silent for minutes (a large layer, a long RUN): only the caller's signal ends it.
     this.pool = new Pool(origin, { connections: 4, bodyTimeout: 0, headersTimeout: 0, ...(this.socketPath === undefined ? {} : { socketPath: this.socketPath }) });
   }
@@ -218,12 +214,3 @@ async function followProgress(response: Awaited<ReturnType<Pool['request']>>, pr
   if (error !== undefined) throw failure(error);
 }
 
-function engineMessage(text: string): string {
-  try {
-    const parsed = JSON.parse(text) as { message?: unknown };
-    if (typeof parsed.message === 'string') return parsed.message.trim();
-  } catch {
-    // Not JSON: the text is the message.
-  }
-  return text.trim();
-}

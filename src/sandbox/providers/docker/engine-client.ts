@@ -7,9 +7,8 @@
  */
 import { existsSync } from 'node:fs';
 import { Pool } from 'undici';
+import { DEFAULT_DOCKER_HOST, type EngineAddress, engineAddress, engineMessage } from '../../engine-address.ts';
 import { SandboxProviderError } from '../contract.ts';
-
-const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
 
 /** Output kept of each stream of one exec; beyond it the rest is dropped and stderr says so (a runaway command must not exhaust the host). */
 const MAX_EXEC_OUTPUT_BYTES = 64 * 1024 ** 2;
@@ -41,18 +40,6 @@ export interface ExecOutput {
   exitCode: number | null;
 }
 
-interface EngineAddress {
-  origin: string;
-  socketPath?: string;
-  /** How errors name it: the DOCKER_HOST value. */
-  label: string;
-}
-
-function engineAddress(dockerHost: string): EngineAddress {
-  if (dockerHost.startsWith('unix://')) return { origin: 'http://localhost', socketPath: dockerHost.slice('unix://'.length), label: dockerHost };
-  if (dockerHost.startsWith('tcp://') || dockerHost.startsWith('http://')) return { origin: `http://${dockerHost.replace(/^[a-z]+:\/\//, '')}`, label: dockerHost };
-  throw new SandboxProviderError('engine_unreachable', `DOCKER_HOST=${dockerHost} is not supported: use unix:///path/to/socket or tcp://host:port (TLS engines are not supported).`);
-}
 
 /** An error the engine answered with (HTTP status and its message). */
 export class EngineResponseError extends Error {
@@ -72,7 +59,11 @@ export class EngineClient {
 
   constructor(dockerHost: string = process.env.DOCKER_HOST || DEFAULT_DOCKER_HOST, connections = 32) {
     this.dockerHost = dockerHost;
-    this.address = engineAddress(dockerHost);
+    const address = engineAddress(dockerHost);
+    if (address === undefined) {
+      throw new SandboxProviderError('engine_unreachable', `DOCKER_HOST=${dockerHost} is not supported: use unix:///path/to/socket or tcp://host:port (TLS engines are not supported).`);
+    }
+    this.address = address;
     this.pool = new Pool(this.address.origin, {
       connections,
       ...(this.address.socketPath === undefined ? {} : { socketPath: this.address.socketPath }),
@@ -88,7 +79,7 @@ export class EngineClient {
     const missing = this.address.socketPath !== undefined && !existsSync(this.address.socketPath);
     return new SandboxProviderError(
       'engine_unreachable',
-      `Cannot reach the container engine at ${this.address.label} (${missing ? 'no such socket' : detail}). Start one (npm run setup:containers, or a Docker daemon) and point DOCKER_HOST at its socket; see docs/sandbox.md.`,
+      `Cannot reach the container engine at ${this.dockerHost} (${missing ? 'no such socket' : detail}). Start one (npm run setup:containers, or a Docker daemon) and point DOCKER_HOST at its socket; see docs/sandbox.md.`,
       cause,
     );
   }
@@ -237,16 +228,6 @@ export class EngineClient {
   async close(): Promise<void> {
     await this.pool.close();
   }
-}
-
-function engineMessage(text: string): string {
-  try {
-    const parsed = JSON.parse(text) as { message?: unknown };
-    if (typeof parsed.message === 'string') return parsed.message.trim();
-  } catch {
-    // Not JSON: the text is the message.
-  }
-  return text.trim();
 }
 
 /** Splits the engine's multiplexed exec stream (8-byte frame headers: stream, 0, 0, 0, length) into stdout and stderr. */
