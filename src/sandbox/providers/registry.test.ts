@@ -77,6 +77,17 @@ describe('sandbox_provider references', () => {
     expect(sandboxReferenceProblems(inline({ docker: { exec: { default_timeout_s: 5 } } }), everyServer)).toEqual([]);
   });
 
+  it("reads the block's image_map beside the provider, and names a bad one", async () => {
+    const config = inline('sandbox', { sandbox: { docker: {}, image_map: { 'python:3.13-bookworm': 'localhost/ngym/base:bookworm' } } });
+    expect(sandboxReferenceProblems(config, everyServer)).toEqual([]);
+    const { provider } = sandboxProviderFor('sandbox', config, { dockerHost: 'unix:///nonexistent.sock' });
+    expect(provider).toBeInstanceOf(DockerSandboxProvider);
+    // The map is the provider's: a spec naming the mapped image would run the local one (the engine test runs it).
+    expect((provider as DockerSandboxProvider).imageMap).toEqual({ 'python:3.13-bookworm': 'localhost/ngym/base:bookworm' });
+    await provider.aclose();
+    expect(sandboxReferenceProblems(inline('sandbox', { sandbox: { docker: {}, image_map: { 'docker.io/swebench/*': 'a*b*' } } }), everyServer)[0]).toMatch(/image_map: docker\.io\/swebench\/\*: .*exactly one/);
+  });
+
   it('has a registration point for providers beyond the built-in ones', async () => {
     expect(() => registerSandboxProvider('docker', { create: () => new LocalSandboxProvider(), validate: () => {} })).toThrow(/already registered/);
     registerSandboxProvider('registry_test_provider', { create: (config) => new LocalSandboxProvider(config), validate: () => {} });

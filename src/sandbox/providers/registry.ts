@@ -15,6 +15,7 @@ import { ConfigError } from '../../errors.ts';
 import type { GlobalConfig } from '../../config/global-config.ts';
 import { configPathOf, type ServerInstance } from '../../config/server-instances.ts';
 import type { ConfigDict } from '../../config/tree.ts';
+import { ImageMap } from '../images/image-map.ts';
 import type { SandboxProvider } from './contract.ts';
 import { parseDockerProviderConfig } from './docker/docker-config.ts';
 import { DockerSandboxProvider, type ProviderRuntimeOptions } from './docker/docker-provider.ts';
@@ -22,6 +23,10 @@ import { LocalSandboxProvider } from './local/local-provider.ts';
 
 /** The reserved key of a sandbox block that is not a provider. */
 const DEFAULT_METADATA_KEY = 'default_metadata';
+/** ngym's key beside it: the images a config names mapped to ones this engine has (src/sandbox/images/image-map.ts). */
+const IMAGE_MAP_KEY = 'image_map';
+/** The keys of a sandbox block that are not a provider. */
+const RESERVED_KEYS = new Set([DEFAULT_METADATA_KEY, IMAGE_MAP_KEY]);
 /** The top-level key that bounds the boxes a provider instance holds. */
 const MAX_SANDBOXES_KEY = 'max_sandboxes';
 
@@ -64,7 +69,7 @@ const NOT_IN_NGYM: Record<string, string> = {
  * built-in name is only replaced with `override`.
  */
 export function registerSandboxProvider(name: string, factory: SandboxProviderFactory, options: { override?: boolean } = {}): void {
-  if (name === '' || name === DEFAULT_METADATA_KEY) throw new ConfigError('NGYM_CONFIG_INVALID', `Invalid sandbox provider name ${JSON.stringify(name)}.`);
+  if (name === '' || RESERVED_KEYS.has(name)) throw new ConfigError('NGYM_CONFIG_INVALID', `Invalid sandbox provider name ${JSON.stringify(name)}.`);
   if (!options.override && (name in BUILT_IN || registered.has(name))) throw new ConfigError('NGYM_CONFIG_INVALID', `The sandbox provider '${name}' is already registered.`);
   registered.set(name, factory);
 }
@@ -91,6 +96,7 @@ interface ResolvedSandboxBlock {
   /** Its settings (the value under its name). */
   config: unknown;
   defaultMetadata: Record<string, string>;
+  imageMap: ImageMap;
   /** How errors name where it came from. */
   where: string;
 }
@@ -107,7 +113,7 @@ function resolveSandboxBlock(reference: unknown, dict: ConfigDict): ResolvedSand
     where = `the sandbox block '${reference}'`;
     if (block === undefined || block === null) {
       const candidates = Object.entries(dict)
-        .filter(([, value]) => isDict(value) && Object.keys(value).filter((key) => key !== DEFAULT_METADATA_KEY).length === 1 && sandboxProviderNames().some((name) => name in value || name in NOT_IN_NGYM))
+        .filter(([, value]) => isDict(value) && Object.keys(value).filter((key) => !RESERVED_KEYS.has(key)).length === 1 && sandboxProviderNames().some((name) => name in value || name in NOT_IN_NGYM))
         .map(([key]) => key);
       throw new ConfigError(
         'NGYM_CONFIG_INVALID',
@@ -122,12 +128,25 @@ function resolveSandboxBlock(reference: unknown, dict: ConfigDict): ResolvedSand
     throw new ConfigError('NGYM_CONFIG_INVALID', `sandbox_provider must be the name of a top-level sandbox block or a {provider: settings} mapping, got ${JSON.stringify(reference)}.`);
   }
   if (!isDict(block)) throw new ConfigError('NGYM_CONFIG_INVALID', `${where} must be a mapping {provider: settings}, got ${JSON.stringify(block)}.`);
-  const providers = Object.keys(block).filter((key) => key !== DEFAULT_METADATA_KEY);
-  if (providers.length !== 1) throw new ConfigError('NGYM_CONFIG_INVALID', `${where} must hold exactly one provider key {provider_name: settings} (besides default_metadata); it holds: [${providers.join(', ')}].`);
+  const providers = Object.keys(block).filter((key) => !RESERVED_KEYS.has(key));
+  if (providers.length !== 1) throw new ConfigError('NGYM_CONFIG_INVALID', `${where} must hold exactly one provider key {provider_name: settings} (besides default_metadata and image_map); it holds: [${providers.join(', ')}].`);
   const metadata = block[DEFAULT_METADATA_KEY] ?? {};
   if (!isDict(metadata)) throw new ConfigError('NGYM_CONFIG_INVALID', `${where}: default_metadata must be a mapping, got ${JSON.stringify(metadata)}.`);
   const provider = providers[0] as string;
-  return { provider, config: block[provider], defaultMetadata: Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, String(value)])), where: `${where} (${provider})` };
+  return {
+    provider,
+    config: block[provider],
+    defaultMetadata: Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, String(value)])),
+    imageMap: imageMapOf(block[IMAGE_MAP_KEY], where),
+    where: `${where} (${provider})`,
+  };
+}
+
+function imageMapOf(value: unknown, where: string): ImageMap {
+  if (value === undefined || value === null) return {};
+  const parsed = ImageMap.safeParse(value);
+  if (!parsed.success) throw new ConfigError('NGYM_CONFIG_INVALID', `${where}: image_map: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(the map)'}: ${issue.message}`).join('; ')}.`);
+  return parsed.data;
 }
 
 /** Checks a block's provider and settings as a TypeScript server would use them: the provider exists in ngym and takes them. */
@@ -160,6 +179,7 @@ function resolvedBlock(reference: unknown, globalConfig: GlobalConfig): Resolved
   const metadata = globalConfig.resolvedValue([reference, DEFAULT_METADATA_KEY]) ?? {};
   return {
     ...block,
+    imageMap: imageMapOf(globalConfig.resolvedValue([reference, IMAGE_MAP_KEY]), block.where),
     config: globalConfig.resolvedValue([reference, block.provider]) ?? {},
     defaultMetadata: isDict(metadata) ? Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, String(value)])) : {},
   };
@@ -178,7 +198,7 @@ export interface ConfiguredSandboxProvider {
  */
 export function sandboxProviderFor(reference: unknown, globalConfig: GlobalConfig, options: ProviderRuntimeOptions = {}): ConfiguredSandboxProvider {
   const resolved = resolvedBlock(reference, globalConfig);
-  const provider = factoryFor(resolved.provider, resolved.where).create(resolved.config, { maxSandboxes: maxSandboxesOf(globalConfig), ...options });
+  const provider = factoryFor(resolved.provider, resolved.where).create(resolved.config, { maxSandboxes: maxSandboxesOf(globalConfig), imageMap: resolved.imageMap, ...options });
   return { provider, defaultMetadata: resolved.defaultMetadata };
 }
 

@@ -96,6 +96,17 @@ describe.skipIf('skipReason' in engine)(`docker sandbox provider${'skipReason' i
     await provider.close(handle);
   });
 
+  it("runs the image a config names as the one image_map maps it to (no registry needed)", async () => {
+    const mapped = new DockerSandboxProvider({}, { dockerHost, runId, imageMap: { 'docker.io/swebench/*': baseImage } });
+    try {
+      const handle = await mapped.create({ image: 'docker.io/swebench/sweb.eval.x86_64.astropy_1776_astropy-12907:latest' });
+      expect((await mapped.exec(handle, 'python3 -c "print(6 * 7)"')).stdout).toBe('42\n');
+      await mapped.close(handle);
+    } finally {
+      await mapped.aclose();
+    }
+  });
+
   it('lets a second provider adopt a box by its descriptor, and reports a box killed under it', async () => {
     const handle = await provider.create({ image: baseImage, env: { MARK: 'first' } });
     const other = new DockerSandboxProvider({}, { dockerHost, runId });

@@ -31,6 +31,7 @@ import {
   type SandboxSpecInput,
   type SandboxStatus,
 } from '../contract.ts';
+import { type ImageMap, resolveImage } from '../../images/image-map.ts';
 import { currentRunId } from '../run-identity.ts';
 import { applyExecArgs, applyRunArgs, type ContainerBody, type DockerProviderConfig, type ExecArgs, gpuRequest, parseDockerProviderConfig } from './docker-config.ts';
 import { EngineClient, EngineResponseError } from './engine-client.ts';
@@ -66,6 +67,8 @@ export interface ProviderRuntimeOptions {
   maxSandboxes?: number | null;
   /** The engine's address; default DOCKER_HOST, else Docker's socket. */
   dockerHost?: string;
+  /** The sandbox block's image_map: a spec's image is run as the image it maps to. */
+  imageMap?: ImageMap;
 }
 
 function normalizeImage(image: string): string {
@@ -102,6 +105,7 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
   private readonly slots: BoxSlots;
   private readonly commands: Semaphore;
   private readonly execArgs: ExecArgs;
+  readonly imageMap: ImageMap;
   private reaping: Promise<void> | undefined;
 
   constructor(config: unknown = {}, options: ProviderRuntimeOptions = {}) {
@@ -111,6 +115,7 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
     this.slots = new BoxSlots(options.maxSandboxes);
     this.commands = new Semaphore(this.config.exec.concurrency);
     this.execArgs = applyExecArgs({}, this.config.exec.extra_exec_args, 'docker.exec.extra_exec_args');
+    this.imageMap = options.imageMap ?? {};
   }
 
   /** Boxes this provider made and has not closed. */
@@ -129,7 +134,7 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
     await this.reaping;
     const release = await this.slots.acquire();
     try {
-      const handle = await this.startBox(spec, normalizeImage(spec.image));
+      const handle = await this.startBox(spec, resolveImage(normalizeImage(spec.image), this.imageMap).image);
       this.slots.hold(handle.sandbox_id, release);
       return handle;
     } catch (error) {
