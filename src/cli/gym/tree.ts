@@ -279,7 +279,7 @@ const LEAVES: Leaf[] = [
       return runNgym('test', overrides);
     },
   },
-  { path: 'env publish', summary: 'Run local publication checks and confirm catalog discovery.', positionals: '[name]', flags: [ownFlag('--kind <kind>', 'Workload kind.', ['environment', 'benchmark']), JSON_OUTPUT, SEARCH_DIR], ngym: 'not available: answers with an error saying why', run: unavailable("gym env publish checks an environment for NVIDIA's published catalog; ngym has no catalog to publish to. `gym env validate` and `gym env test` run the local checks; `ngym env publish` checks an environment package and publishes it to an npm registry (docs/environments/packages.md).") },
+  { path: 'env publish', summary: 'Run local publication checks and confirm catalog discovery.', positionals: '[name]', flags: [ownFlag('--kind <kind>', 'Workload kind.', ['environment', 'benchmark']), JSON_OUTPUT, SEARCH_DIR], ngym: 'not available: answers with an error saying why (to publish an environment as an npm package: `ngym env publish`)', run: unavailable("gym env publish checks an environment for NVIDIA's published catalog; ngym has no catalog to publish to. `gym env validate` and `gym env test` run the local checks; `ngym env publish` checks an environment package and publishes it to an npm registry (docs/environments/packages.md).") },
   {
     path: 'env start',
     summary: 'Start the servers.',
