@@ -4,7 +4,10 @@
  * over the repeats of each task:
  *   pass@k  the unbiased estimator 1 - C(n-c, k) / C(n, k) (Chen et al., 2021), averaged over tasks, where a
  *           rollout passes when its reward is at least `passThreshold` (default 1.0);
- *   mean@k  the mean reward of rollouts 0..k-1 of each task, averaged over tasks.
+ *   mean@k  the mean reward of the first k rollouts of each task, averaged over tasks.
+ * A task here is a task under one agent, as upstream 0.7.0's reward profile groups them: fan_out runs one input
+ * row under several agents with consecutive rollout indices (a: 0..1, b: 2..3), so each agent's repeats are read
+ * in rollout-index order from its own first one.
  * Computed as rollouts arrive (and from the output file in one streaming pass when resuming). A task the
  * caller closes (all its rollouts are in) is folded into the totals, so memory holds only the open tasks.
  */
@@ -47,8 +50,8 @@ interface TaskState {
   agent: string;
   n: number;
   passed: number;
-  rewardByK: number[];
-  countByK: number[];
+  /** Rewards with their rollout indices, ordered when the task is folded (rollouts arrive in any order). */
+  rewards: { rolloutIndex: number; reward: number }[];
 }
 
 class GroupAccumulator {
@@ -82,14 +85,15 @@ class GroupAccumulator {
 
   addTask(task: TaskState): void {
     this.tasks++;
+    const ordered = task.rewards.toSorted((left, right) => left.rolloutIndex - right.rolloutIndex);
     this.ks.forEach((k, index) => {
       if (task.n >= k) {
         this.passSums[index] = (this.passSums[index] ?? 0) + passAtK(task.n, task.passed, k);
         this.passCounts[index] = (this.passCounts[index] ?? 0) + 1;
       }
-      const count = task.countByK[index] ?? 0;
-      if (count > 0) {
-        this.meanSums[index] = (this.meanSums[index] ?? 0) + (task.rewardByK[index] ?? 0) / count;
+      const first = ordered.slice(0, k);
+      if (first.length > 0) {
+        this.meanSums[index] = (this.meanSums[index] ?? 0) + first.reduce((sum, each) => sum + each.reward, 0) / first.length;
         this.meanCounts[index] = (this.meanCounts[index] ?? 0) + 1;
       }
     });
@@ -130,8 +134,8 @@ export class MetricsAccumulator {
   private readonly inputFields: ReadonlySet<string>;
   private readonly overall: GroupAccumulator;
   private readonly agents = new Map<string, GroupAccumulator>();
-  /** Tasks not closed yet; closed ones are folded into the groups. */
-  private readonly tasks = new Map<number, TaskState>();
+  /** (task, agent) pairs not closed yet, by task index then agent; closed ones are folded into the groups. */
+  private readonly tasks = new Map<number, Map<string, TaskState>>();
 
   constructor(options: MetricsOptions) {
     this.ks = kValues(options.numRepeats);
@@ -152,27 +156,27 @@ export class MetricsAccumulator {
     }
     group.addRollout(row);
     const taskIndex = Number(row._ng_task_index);
-    let task = this.tasks.get(taskIndex);
+    let byAgent = this.tasks.get(taskIndex);
+    if (byAgent === undefined) {
+      byAgent = new Map();
+      this.tasks.set(taskIndex, byAgent);
+    }
+    let task = byAgent.get(agent);
     if (task === undefined) {
-      task = { agent, n: 0, passed: 0, rewardByK: this.ks.map(() => 0), countByK: this.ks.map(() => 0) };
-      this.tasks.set(taskIndex, task);
+      task = { agent, n: 0, passed: 0, rewards: [] };
+      byAgent.set(agent, task);
     }
     task.n++;
     if (reward >= this.threshold) task.passed++;
-    this.ks.forEach((k, index) => {
-      if (rolloutIndex < k) {
-        task.rewardByK[index] = (task.rewardByK[index] ?? 0) + reward;
-        task.countByK[index] = (task.countByK[index] ?? 0) + 1;
-      }
-    });
+    task.rewards.push({ rolloutIndex, reward });
   }
 
-  /** Every rollout of this task is in (or will never be): fold it into the totals and forget it. */
+  /** Every rollout of this task, under every agent, is in (or will never be): fold it into the totals and forget it. */
   closeTask(taskIndex: number): void {
-    const task = this.tasks.get(taskIndex);
-    if (task === undefined) return;
-    this.overall.addTask(task);
-    this.agents.get(task.agent)?.addTask(task);
+    for (const task of this.tasks.get(taskIndex)?.values() ?? []) {
+      this.overall.addTask(task);
+      this.agents.get(task.agent)?.addTask(task);
+    }
     this.tasks.delete(taskIndex);
   }
 
@@ -184,7 +188,7 @@ export class MetricsAccumulator {
   result(): RolloutMetrics {
     const overall = this.overall.clone();
     const agents = new Map([...this.agents].map(([name, group]) => [name, group.clone()]));
-    for (const task of this.tasks.values()) {
+    for (const task of [...this.tasks.values()].flatMap((byAgent) => [...byAgent.values()])) {
       overall.addTask(task);
       agents.get(task.agent)?.addTask(task);
     }

@@ -52,8 +52,12 @@ function expandGlob(pattern: string, cwd = process.cwd()): string[] {
 const taskOrder = (a: Row, b: Row) => Number(a._ng_task_index ?? 0) - Number(b._ng_task_index ?? 0) || Number(a._ng_rollout_index ?? 0) - Number(b._ng_rollout_index ?? 0);
 
 function metricsOf(rows: Row[]): ReturnType<typeof computeMetrics> {
-  const repeats = new Map<unknown, number>();
-  for (const row of rows) repeats.set(row._ng_task_index, (repeats.get(row._ng_task_index) ?? 0) + 1);
+  // Repeats per task under one agent: a fanned-out task runs under several (metrics group by both).
+  const repeats = new Map<string, number>();
+  for (const row of rows) {
+    const key = JSON.stringify([row._ng_task_index, (row.agent_ref as { name?: unknown } | undefined)?.name]);
+    repeats.set(key, (repeats.get(key) ?? 0) + 1);
+  }
   return computeMetrics(rows, { numRepeats: Math.max(1, ...repeats.values()) });
 }
 
