@@ -94,7 +94,7 @@ async function prune(engine: EngineClient, args: string[]): Promise<number> {
 export const sandboxCommand: CliCommand = {
   name: 'sandbox',
   summary: 'The sandbox boxes on the container engine: list them, look into one, remove those a killed run left; build their images.',
-  usage: '<list | debug <box> | prune [--all] [--dry-run] | image ...>',
+  usage: '<list | debug <box> | prune [--all] [--dry-run] | image ... | opensandbox-server ...>',
   description: `
 Boxes are the containers that sandbox providers make for agentic tasks (docs/sandbox.md, "Sandbox providers"):
 ngym's docker provider labels each with nemo-gym.sandbox=1, ngym.sandbox=1 and ngym.run=<its gym run>;
@@ -109,6 +109,9 @@ scripts/container-engine.sh start; default unix:///var/run/docker.sock).
                          every box, including those of running gyms and upstream's
   image <build|list|pull> ...
                          images for boxes, built without a registry (ngym sandbox image --help)
+  opensandbox-server [--port P] ...
+                         an OpenSandbox-compatible server backed by the docker provider, for configs that
+                         name the opensandbox provider (ngym sandbox opensandbox-server --help)
 
 Examples:
   ngym sandbox list
@@ -117,13 +120,14 @@ Examples:
   async run(args) {
     const [action, ...rest] = args;
     if (action === 'image') return (await import('./sandbox-image.ts')).runSandboxImageCommand(rest);
-    if (action === undefined) throw new NgymError('NGYM_USAGE', 'ngym sandbox needs an action: list, debug <box>, prune or image (see ngym sandbox --help).');
+    if (action === 'opensandbox-server') return (await import('./sandbox-opensandbox-server.ts')).runOpenSandboxServerCommand(rest);
+    if (action === undefined) throw new NgymError('NGYM_USAGE', 'ngym sandbox needs an action: list, debug <box>, prune, image or opensandbox-server (see ngym sandbox --help).');
     const engine = new EngineClient();
     try {
       if (action === 'list') return await list(engine, rest);
       if (action === 'debug') return await debug(engine, rest);
       if (action === 'prune') return await prune(engine, rest);
-      throw new NgymError('NGYM_USAGE', `Unknown action '${action}' for ngym sandbox; expected list, debug, prune or image (see ngym sandbox --help).`);
+      throw new NgymError('NGYM_USAGE', `Unknown action '${action}' for ngym sandbox; expected list, debug, prune, image or opensandbox-server (see ngym sandbox --help).`);
     } finally {
       await engine.close();
     }
