@@ -49,6 +49,7 @@ import { bindPort, probeFreePort } from './ports.ts';
 import { TELEMETRY_KEY, telemetrySettings } from '../telemetry/settings.ts';
 import { sandboxReferenceProblems } from '../sandbox/providers/registry.ts';
 import { currentRunId, RUN_ID_ENV } from '../sandbox/providers/run-identity.ts';
+import { prepareUpstreamSandboxes, removeUpstreamRunBoxes, upstreamSandboxSetup } from '../sandbox/providers/upstream-python.ts';
 
 const CHILD_MAIN = fileURLToPath(siblingModule(import.meta.url, 'child-main'));
 const PYTHON_CHILD = fileURLToPath(new URL('./python-child.py', import.meta.url));
@@ -156,6 +157,8 @@ export class RunningGym {
   private afterDeath = false;
   /** Set when this run joined another head server (`head_server.url`). */
   membership: Membership | undefined;
+  /** Set when Python servers make boxes with upstream's docker provider: the run whose boxes are removed at stop. */
+  upstreamBoxesRunId: string | undefined;
   readonly startedAt = Date.now();
 
   constructor(
@@ -321,6 +324,8 @@ export class RunningGym {
       } else {
         await stopChildren(this.children);
       }
+      // What upstream's provider left (a server killed mid-rollout does not close its boxes); an engine gone has none.
+      if (this.upstreamBoxesRunId !== undefined) await removeUpstreamRunBoxes(this.upstreamBoxesRunId).catch(() => 0);
       await Promise.all(this.tombstones.map(async (tombstone) => (await tombstone).close()));
       await this.membership?.stop();
       await this.head?.close(1_000);
@@ -429,6 +434,10 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
   const startupTimeoutMs = spinupTimeoutMs(globalConfig.dict[SPINUP_TIMEOUT_KEY]);
   const locations = await locateAndValidate(globalConfig, output);
   await preparePythonServers(globalConfig, locations, output);
+  // Python servers that use nemo_gym.sandbox: their blocks, the engine, this run's labels on their boxes.
+  const runId = currentRunId();
+  const sandboxes = upstreamSandboxSetup(globalConfig, (instance) => locations.get(instance.name)?.language === 'python', runId);
+  for (const line of await prepareUpstreamSandboxes(sandboxes)) output(line);
 
   const headConfig = globalConfig.dict.head_server as ConfigDict;
   const joined = joinedHeadUrl(headConfig.url);
@@ -445,6 +454,7 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
     headConfig.port = Number(new URL(joined).port);
   }
   const gym = new RunningGym(globalConfig, head, output, joined);
+  if (sandboxes.usesDocker) gym.upstreamBoxesRunId = runId;
   gym.startMemorySampling();
   const registry = new ReplicaRegistry(
     () => gym.replicas,
@@ -494,7 +504,7 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
       const first = instance.config.port as number;
       instance.config.port = port;
       try {
-        return dumpYaml(upstreamChildConfig(globalConfig.dict));
+        return dumpYaml({ ...upstreamChildConfig(globalConfig.dict), ...sandboxes.blocks });
       } finally {
         instance.config.port = first;
       }
@@ -506,7 +516,7 @@ export async function launch(options: LaunchOptions): Promise<RunningGym> {
       for (const [replica, port] of (ports.get(instance.name) as number[]).entries()) {
         const handle = handles.get(`${instance.name}#${replica}`);
         const python = location.language === 'python';
-        const child = spawnChild(instance, location, python ? pythonYaml(instance, port) : yaml, globalConfig.searchRoots, handle !== undefined, headUrl, python ? pythonChildEnv(globalConfig, instance) : {});
+        const child = spawnChild(instance, location, python ? pythonYaml(instance, port) : yaml, globalConfig.searchRoots, handle !== undefined, headUrl, python ? { ...pythonChildEnv(globalConfig, instance), ...sandboxes.env } : {});
         const address = `http://${formatHost(host === '0.0.0.0' ? '127.0.0.1' : host)}`;
         const record: Child = {
           instance,

@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
-import { DEFAULT_DOCKER_HOST, engineAddress, engineMessage } from '../engine-address.ts';
+import { currentDockerHost, engineAddress, engineMessage } from '../engine-address.ts';
 import { SandboxImageError } from './image-errors.ts';
 
 export interface ImageInspect {
@@ -34,7 +34,7 @@ export class ImageEngine {
   readonly socketPath: string | undefined;
   private readonly pool: Pool;
 
-  constructor(dockerHost: string = process.env.DOCKER_HOST || DEFAULT_DOCKER_HOST) {
+  constructor(dockerHost: string = currentDockerHost()) {
     this.dockerHost = dockerHost;
     const address = engineAddress(dockerHost);
     if (address === undefined) {
@@ -77,7 +77,8 @@ export class ImageEngine {
     const response = await this.send(method, path, { query });
     const text = await response.body.text();
     if (response.statusCode >= 300) return { status: response.statusCode, value: undefined, message: engineMessage(text) };
-    return { status: response.statusCode, value: (text === '' ? undefined : JSON.parse(text)) as T, message: '' };
+    // Podman answers some calls (a tag) with a bare newline.
+    return { status: response.statusCode, value: (text.trim() === '' ? undefined : JSON.parse(text)) as T, message: '' };
   }
 
   /** Checks that the engine answers; throws engine_unreachable naming DOCKER_HOST when it does not. */

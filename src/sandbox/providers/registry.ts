@@ -24,7 +24,7 @@ import { LocalSandboxProvider } from './local/local-provider.ts';
 /** The reserved key of a sandbox block that is not a provider. */
 const DEFAULT_METADATA_KEY = 'default_metadata';
 /** ngym's key beside it: the images a config names mapped to ones this engine has (src/sandbox/images/image-map.ts). */
-const IMAGE_MAP_KEY = 'image_map';
+export const IMAGE_MAP_KEY = 'image_map';
 /** The keys of a sandbox block that are not a provider. */
 const RESERVED_KEYS = new Set([DEFAULT_METADATA_KEY, IMAGE_MAP_KEY]);
 /** The top-level key that bounds the boxes a provider instance holds. */
@@ -142,7 +142,7 @@ function resolveSandboxBlock(reference: unknown, dict: ConfigDict): ResolvedSand
   };
 }
 
-function imageMapOf(value: unknown, where: string): ImageMap {
+export function imageMapOf(value: unknown, where: string): ImageMap {
   if (value === undefined || value === null) return {};
   const parsed = ImageMap.safeParse(value);
   if (!parsed.success) throw new ConfigError('NGYM_CONFIG_INVALID', `${where}: image_map: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(the map)'}: ${issue.message}`).join('; ')}.`);

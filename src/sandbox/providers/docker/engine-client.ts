@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { Pool } from 'undici';
-import { DEFAULT_DOCKER_HOST, type EngineAddress, engineAddress, engineMessage } from '../../engine-address.ts';
+import { currentDockerHost, type EngineAddress, engineAddress, engineMessage } from '../../engine-address.ts';
 import { SandboxProviderError } from '../contract.ts';
 
 /** Output kept of each stream of one exec; beyond it the rest is dropped and stderr says so (a runaway command must not exhaust the host). */
@@ -57,7 +57,7 @@ export class EngineClient {
   private readonly pool: Pool;
   private versionPrefix: Promise<string> | undefined;
 
-  constructor(dockerHost: string = process.env.DOCKER_HOST || DEFAULT_DOCKER_HOST, connections = 32) {
+  constructor(dockerHost: string = currentDockerHost(), connections = 32) {
     this.dockerHost = dockerHost;
     const address = engineAddress(dockerHost);
     if (address === undefined) {
