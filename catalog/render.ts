@@ -49,6 +49,21 @@ export function summaryOf(results: readonly ServerResult[]): { equal: number; we
   return { equal: count('equal'), weak, inRange: count('in-range'), total: resources.length, byReason };
 }
 
+/**
+ * What the "needs a container runtime or image" rows need, and which run here now (docs/sandbox.md, "Upstream's
+ * container servers under ngym run"): the catalog starts each config as upstream ships it, with no sandbox block.
+ */
+const CONTAINER_ROWS = [
+  '**The container rows** (as of 2026-11-29; the catalog starts each config without a sandbox block):',
+  '',
+  '| server | runs here now | needs |',
+  '|---|---|---|',
+  "| job_bench | yes, with `configs/upstream_containers/docker_local_images.yaml` in config_paths: recorded rewards with its judge replayed (src/sandbox/providers/upstream-python.test.ts) | `python:3.13-bookworm`, mapped by image_map to a stand-in built FROM the local base |",
+  "| vibench | not yet | its build image (`app-bench-base:latest`, ViBench's own) and opencode baked into it (vibench_opencode_agent downloads it from opencode.ai otherwise) |",
+  "| terminal_bench_4 | not yet | an OpenSandbox server (its benchmark config names `opensandbox`) and the task images from Docker Hub |",
+  "| competitive_coding_challenges, math_formal_lean | not yet | NeMo Skills' code sandbox, an HTTP service at NEMO_SKILLS_SANDBOX_HOST:NEMO_SKILLS_SANDBOX_PORT (its image, with Lean 4 and Mathlib for math_formal_lean), not a sandbox provider |",
+];
+
 export function renderCatalog(catalog: Catalog): string {
   const { equal, weak, inRange, total, byReason } = summaryOf(catalog.results);
   const lines = [
@@ -92,6 +107,7 @@ export function renderCatalog(catalog: Catalog): string {
     for (const [category, count] of [...byReason].sort((a, b) => b[1] - a[1])) lines.push(`| ${CATEGORY_TITLES[category]} | ${count} |`);
     lines.push('');
   }
+  if (byReason.has('container')) lines.push(...CONTAINER_ROWS, '');
   lines.push(
     'Columns: **runs** is TypeScript (ngym\'s own version of that server) or Python (upstream\'s app.py hosted by ngym);',
     '**environment** is the Python environment it runs in (the base interpreter, or a venv of its own and its build time on',
