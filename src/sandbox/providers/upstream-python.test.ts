@@ -3,7 +3,7 @@
  * image_map (upstream's own resolver refuses one) and labels their docker boxes with the run; and end to end,
  * upstream 0.7.0's job_bench (unmodified, its DockerProvider through the docker CLI on the project's engine) makes
  * its boxes from a stand-in of python:3.13-bookworm built here and mapped with image_map, and gives the recorded
- * rewards of its example rollouts (two in CI, NGYM_JOB_BENCH_ROWS=all for the five) with the judge replayed from the recorded verdicts. Skips without the venv or an
+ * rewards of its example rollouts (two in CI; NGYM_UPSTREAM_CONTAINERS=all for the five, and workspace_bench's five, whose judge runs in a box of its own) with the judge replayed from the recorded verdicts. Skips without the venv or an
  * engine.
  */
 import { execFile } from 'node:child_process';
@@ -121,9 +121,9 @@ describe.skipIf(skip !== null)(`upstream's job_bench under ngym run, its boxes o
     } finally {
       await images.close();
     }
-    // CI takes the first two recorded rows (the server's start alone is ~50 s on a loaded machine); NGYM_JOB_BENCH_ROWS=all takes all five.
+    // CI takes the first two recorded rows (the server's start alone is ~50 s on a loaded machine); NGYM_UPSTREAM_CONTAINERS=all takes all five.
     const recorded = readFileSync(join(wheel.folder, 'data', 'example_rollouts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
-    const rows = process.env.NGYM_JOB_BENCH_ROWS === 'all' ? recorded : recorded.slice(0, 2);
+    const rows = process.env.NGYM_UPSTREAM_CONTAINERS === 'all' ? recorded : recorded.slice(0, 2);
     const rubrics = rows.flatMap((row) => row.rubrics as RecordedRubric[]);
     const judge = await replayJudge(rubrics);
     // The task folders are on Hugging Face (unreachable here): each row gets a stand-in folder and its rubrics as recorded.
@@ -177,5 +177,75 @@ describe.skipIf(skip !== null)(`upstream's job_bench under ngym run, its boxes o
     }
     expect(await engineClient.listContainers([`ngym.run=${runId}`])).toEqual([]);
     await engineClient.close();
+  });
+});
+
+/**
+ * The stand-in of Workspace-Bench's evaluator (its real image's /workspace/Workspace-Bench/evaluation, not
+ * reachable here): it replays the verdicts recorded for the task, which the test bakes into the judge's image.
+ * Debian's python3-minimal has no json module: the task id is read with a regular expression.
+ */
+const REPLAY_EVALUATOR = `import os, re, sys
+task = sys.argv[sys.argv.index("--task-dir") + 1]
+task_id = re.search(r'"task_id": "([^"]+)"', open(os.path.join(task, "metadata.json")).read()).group(1)
+for name in ("rubrics_judge--gym-judge.json", "dependency_graph--gym-judge.json"):
+    open(os.path.join(task, name), "w").write(open(os.path.join("/opt/ngym-replay", task_id, name)).read())
+`;
+
+const fullRun = process.env.NGYM_UPSTREAM_CONTAINERS === 'all' ? null : 'the longer proof: NGYM_UPSTREAM_CONTAINERS=all';
+const workspace = upstreamWheel('workspace_bench');
+const workspaceSkip = skip ?? workspace.skipReason ?? fullRun;
+
+describe.skipIf(workspaceSkip !== null)(`upstream's workspace_bench under ngym run${workspaceSkip === null ? '' : ` (skipped: ${workspaceSkip})`}`, () => {
+  const { dockerHost } = engine as { dockerHost: string };
+
+  it('gives the recorded rewards with its in-box judge replayed, from a stand-in of node:24-bookworm-slim', { timeout: 300_000 }, async () => {
+    const rows = readFileSync(join(workspace.folder, 'data', 'example_rollouts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+    const folder = mkdtempSync(join(tmpdir(), 'ngym-workspace-bench-'));
+    scratch.push(folder);
+    // The judge's image: the node stand-in with the recorded verdicts and the evaluator that replays them.
+    mkdirSync(join(folder, 'image'));
+    writeFileSync(join(folder, 'image', 'agent_as_a_judge.py'), REPLAY_EVALUATOR);
+    for (const row of rows) {
+      mkdirSync(join(folder, 'image', 'replay', row.task_id), { recursive: true });
+      writeFileSync(join(folder, 'image', 'replay', row.task_id, 'rubrics_judge--gym-judge.json'), JSON.stringify({ rubrics: row.rubrics, judge: {} }));
+      writeFileSync(join(folder, 'image', 'replay', row.task_id, 'dependency_graph--gym-judge.json'), JSON.stringify(row.dependency_graph));
+    }
+    writeFileSync(join(folder, 'image', 'Dockerfile'), 'FROM localhost/ngym/upstream-node:bookworm\nCOPY replay /opt/ngym-replay\nCOPY agent_as_a_judge.py /workspace/Workspace-Bench/evaluation/src/agent_as_a_judge.py\n');
+    const images = new ImageEngine(dockerHost);
+    try {
+      await buildDockerfileImage(images, { dockerfile: join(CONFIGS, 'images', 'node', 'Dockerfile'), tag: 'localhost/ngym/upstream-node:bookworm' });
+      await buildDockerfileImage(images, { dockerfile: join(folder, 'image', 'Dockerfile'), tag: 'localhost/ngym/workspace-bench-replay:test' });
+    } finally {
+      await images.close();
+    }
+    writeFileSync(join(folder, 'sandbox.yaml'), 'sandbox:\n  docker: {}\n  image_map:\n    node:24-bookworm-slim: localhost/ngym/workspace-bench-replay:test\n');
+    // The task folders are on Hugging Face: stand-ins with one input file each.
+    const requests = rows.map((row) => {
+      const task = join(folder, 'tasks', row.task_id);
+      mkdirSync(join(task, 'files'), { recursive: true });
+      writeFileSync(join(task, 'files', 'brief.md'), `Stand-in for ${row.task_dir}.\n`);
+      writeFileSync(join(task, 'metadata.json'), JSON.stringify({ task_id: row.task_id, data_manifest: [{ stored_relpath: 'files/brief.md', filename: 'brief.md' }] }));
+      return { task_id: row.task_id as string, task_dir: task };
+    });
+    const gym = await startGymProcess([`+config_paths=[resources_servers/workspace_bench/configs/workspace_bench.yaml,${join(folder, 'sandbox.yaml')}]`], { env: { DOCKER_HOST: dockerHost } });
+    const provider = new DockerSandboxProvider({}, { dockerHost });
+    try {
+      const url = /workspace_bench_resources_server\s.*?(http:\/\/127\.0\.0\.1:\d+)/.exec(gym.stdout())?.[1];
+      expect(url, gym.stdout()).toBeDefined();
+      const results = [];
+      for (const [index, row] of rows.entries()) {
+        const jar = {};
+        const seeded = await post(`${url}/seed_session`, requests[index], jar);
+        const adopted = await provider.connect(seeded.sandbox_descriptor as { sandbox_id: string });
+        expect(await provider.exec(adopted, 'cat /workspace/input/brief.md && printf done > /workspace/output/result.md')).toMatchObject({ return_code: 0, stdout: expect.stringContaining('Stand-in for') });
+        const verified = await post(`${url}/verify`, { ...requests[index], responses_create_params: row.responses_create_params, response: row.response }, jar);
+        results.push({ reward: verified.reward, graph: verified.dependency_graph });
+      }
+      expect(results).toEqual(rows.map((row) => ({ reward: row.reward, graph: row.dependency_graph })));
+    } finally {
+      await gym.stop();
+      await provider.aclose();
+    }
   });
 });
