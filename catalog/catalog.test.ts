@@ -343,6 +343,14 @@ describe('environments that draw at random', () => {
     expect(page).toContain('1 more draw at random');
     expect(page).toContain('| b |');
     expect(page).toContain('in range: b text');
+    expect(page).not.toContain('**The container rows**');
+  });
+
+  it('say which container rows run here now when there are such rows', () => {
+    const results: ServerResult[] = [{ name: 'job_bench', kind: 'resources_servers', status: 'failed', reason: { category: 'container', text: 'needs a sandbox provider' } }];
+    const page = renderCatalog({ date: 'd', machine: { cpus: 2, memoryGiB: 1, os: 'x', node: 'v22' }, upstream: 'u', results });
+    expect(page).toContain('**The container rows**');
+    expect(page).toMatch(/\| job_bench \| yes, with `configs\/upstream_containers\/docker_local_images.yaml`/);
   });
 });
 
