@@ -132,7 +132,7 @@ function specOf(request: CreateSandboxRequest): SandboxSpecInput {
 /** The longest a Node timer waits (about 24.8 days); a later expiry is re-armed when this one fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export class OpenSandboxServer {
+class OpenSandboxServer {
   readonly app = new Hono();
   private readonly boxes = new Map<string, ServedBox>();
   private readonly provider: SandboxProvider;
@@ -203,10 +203,12 @@ export class OpenSandboxServer {
       const port = Number(context.req.param('port'));
       if (!Number.isInteger(port) || port < 1 || port > 65535) throw new OpenSandboxApiError(400, 'INVALID_PARAMETER', `Port ${context.req.param('port')} is not a TCP port.`);
       if (context.req.query('expires') !== undefined) throw new OpenSandboxApiError(400, 'INVALID_PARAMETER', "ngym's OpenSandbox-compatible server has no signed endpoints (expires=).");
-      // Direct or not, the way to a box is this server's proxy: nothing in the box listens for execd.
+      // Direct or not, the way to a box is this server's proxy: nothing in the box listens for execd. A client
+      // asking for a direct endpoint sends no API key there (a real one is the box), so the endpoint carries it.
       const url = new URL(context.req.url);
       const base = this.publicUrl ?? `${url.protocol}//${url.host}${prefix}`;
-      return context.json({ endpoint: `${base.replace(/^https?:\/\//, '')}${proxyPath(box.id, port)}` });
+      const direct = context.req.query('use_server_proxy') !== 'true';
+      return context.json({ endpoint: `${base.replace(/^https?:\/\//, '')}${proxyPath(box.id, port)}`, ...(direct && this.apiKey !== null ? { headers: { [API_KEY_HEADER]: this.apiKey } } : {}) });
     });
     app.all(`${prefix}/sandboxes/:id/proxy/:port/*`, (context) => this.proxy(context, prefix));
   }

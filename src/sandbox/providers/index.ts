@@ -25,6 +25,7 @@ export {
 } from './contract.ts';
 export { type DockerBox, DockerSandboxProvider, type ProviderRuntimeOptions } from './docker/docker-provider.ts';
 export { type LocalBox, LocalSandboxProvider } from './local/local-provider.ts';
+export { type OpenSandboxBox, OpenSandboxProvider } from './opensandbox/opensandbox-provider.ts';
 export {
   type ConfiguredSandboxProvider,
   createSandboxProvider,

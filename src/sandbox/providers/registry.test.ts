@@ -10,6 +10,7 @@ import type { ConfigDict, ConfigValue } from '../../config/tree.ts';
 import { upstreamWheel } from '../../testing/upstream-wheel.ts';
 import { DockerSandboxProvider } from './docker/docker-provider.ts';
 import { LocalSandboxProvider } from './local/local-provider.ts';
+import { OpenSandboxProvider } from './opensandbox/opensandbox-provider.ts';
 import { createSandboxProvider, registerSandboxProvider, sandboxProviderFor, sandboxProviderNames, sandboxReferenceProblems } from './registry.ts';
 
 const wheel = upstreamWheel();
@@ -50,17 +51,38 @@ describe.skipIf(wheel.skipReason !== null)(`upstream's provider YAMLs${wheel.ski
     await provider.aclose();
   });
 
-  it('opensandbox.yaml (and the other providers ngym lacks) load, and a TypeScript server using them gets one clear error', () => {
-    const config = configWith(providerYaml('opensandbox'));
-    // A Python server runs upstream's own OpenSandboxProvider: nothing to refuse.
-    expect(sandboxReferenceProblems(config, noServer)).toEqual([]);
-    const [problem] = sandboxReferenceProblems(config, everyServer);
-    expect(problem).toMatch(/Server 'swe'.*upstream's sandbox provider 'opensandbox', which ngym does not have.*ngym's providers: docker, local/);
-    expect(() => sandboxProviderFor('sandbox', config)).toThrow(/'opensandbox', which ngym does not have/);
-    for (const name of ['daytona', 'e2b', 'apptainer', 'enroot', 'ecs_fargate', 'openshell']) {
-      expect(() => createSandboxProvider({ [name]: {} })).toThrow(new RegExp(`'${name}', which ngym does not have .*ngym's providers: docker, local`));
+  it("opensandbox.yaml loads unchanged and makes ngym's opensandbox client with upstream's settings", async () => {
+    const saved = { key: process.env.OPENSANDBOX_API_KEY, domain: process.env.OPENSANDBOX_DOMAIN };
+    process.env.OPENSANDBOX_API_KEY = 'test-key';
+    process.env.OPENSANDBOX_DOMAIN = 'https://sandbox.example:8443/prefix/';
+    try {
+      const config = configWith(providerYaml('opensandbox'));
+      expect(sandboxReferenceProblems(config, everyServer)).toEqual([]);
+      expect(sandboxReferenceProblems(config, noServer)).toEqual([]);
+      const { provider, defaultMetadata } = sandboxProviderFor('sandbox', config);
+      expect(provider).toBeInstanceOf(OpenSandboxProvider);
+      expect(defaultMetadata).toEqual({ 'sandbox-api': 'opensandbox-sdk' });
+      const client = provider as OpenSandboxProvider;
+      // The scheme in the domain wins over protocol: http, as upstream.
+      expect(client.apiUrl).toBe('https://sandbox.example:8443/prefix/v1');
+      expect(client.config.connection).toMatchObject({ api_key: 'test-key', use_server_proxy: true, request_timeout_s: 300, tls_verify: false });
+      expect(client.config.create).toMatchObject({ timeout_s: 1500, retries: 10, skip_health_check: false });
+      expect(client.config.operations).toMatchObject({ background_exec: true, background_poll_interval_s: 30, command_retries: 0 });
+      expect(client.config.attribution).toMatchObject({ enabled: true, key_prefix: 'nemo-gym.nvidia.com/' });
+      await provider.aclose();
+    } finally {
+      for (const [name, value] of [['OPENSANDBOX_API_KEY', saved.key], ['OPENSANDBOX_DOMAIN', saved.domain]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
     }
-    expect(() => createSandboxProvider({ podman: {} })).toThrow(/unknown sandbox provider 'podman'. ngym's providers: docker, local/);
+  });
+
+  it('the providers ngym lacks are refused by name with those it has', () => {
+    for (const name of ['daytona', 'e2b', 'apptainer', 'enroot', 'ecs_fargate', 'openshell']) {
+      expect(() => createSandboxProvider({ [name]: {} })).toThrow(new RegExp(`'${name}', which ngym does not have .*ngym's providers: docker, local, opensandbox`));
+    }
+    expect(() => createSandboxProvider({ podman: {} })).toThrow(/unknown sandbox provider 'podman'. ngym's providers: docker, local, opensandbox/);
   });
 });
 

@@ -20,6 +20,8 @@ import type { SandboxProvider } from './contract.ts';
 import { parseDockerProviderConfig } from './docker/docker-config.ts';
 import { DockerSandboxProvider, type ProviderRuntimeOptions } from './docker/docker-provider.ts';
 import { LocalSandboxProvider } from './local/local-provider.ts';
+import { parseOpenSandboxConfig } from './opensandbox/opensandbox-config.ts';
+import { OpenSandboxProvider } from './opensandbox/opensandbox-provider.ts';
 
 /** The reserved key of a sandbox block that is not a provider. */
 const DEFAULT_METADATA_KEY = 'default_metadata';
@@ -46,16 +48,16 @@ const BUILT_IN: Record<string, SandboxProviderFactory> = {
     create: (config, options) => new LocalSandboxProvider(config, options),
     validate: (config) => void new LocalSandboxProvider(config),
   },
+  opensandbox: {
+    create: (config, options) => new OpenSandboxProvider(config, options),
+    validate: (config, where) => void parseOpenSandboxConfig(config, where),
+  },
 };
 
 const registered = new Map<string, SandboxProviderFactory>();
 
-/**
- * Upstream's providers that ngym does not have, and what each would take; a config naming one gets this in its
- * error. (`opensandbox` leaves this list when its client registers itself.)
- */
+/** Upstream's providers that ngym does not have, and what each would take; a config naming one gets this in its error. */
 const NOT_IN_NGYM: Record<string, string> = {
-  opensandbox: "a client of an OpenSandbox server's lifecycle and execd APIs",
   daytona: "a client of Daytona's hosted control plane and per-box toolbox API (an account and its API key)",
   e2b: "a client of E2B's hosted control plane and its Connect-RPC envd, with images prebuilt as E2B templates",
   apptainer: 'Apptainer/Singularity on an HPC node (.sif images, no daemon)',

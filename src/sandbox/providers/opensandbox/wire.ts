@@ -10,8 +10,6 @@ import type { SandboxStatus } from '../contract.ts';
 export const API_KEY_HEADER = 'OPEN-SANDBOX-API-KEY';
 /** execd's port in a box. */
 export const EXECD_PORT = 44772;
-/** The egress sidecar's port (network policy), whose endpoint the SDK resolves at create. */
-export const EGRESS_PORT = 18080;
 /** The header of `GET /command/{id}/logs` that says where the returned text ends. */
 export const LOGS_CURSOR_HEADER = 'EXECD-COMMANDS-TAIL-CURSOR';
 /** The entrypoint the SDK sends when its caller names none: a box that just stays up. */
