@@ -65,7 +65,7 @@ export default defineResourcesServer({
     }
     let handle: SandboxHandle;
     try {
-      handle = await state.provider.create(boxSpec(row, config.sandbox_config, config.name ?? 'swebench', state.defaultMetadata));
+      handle = await state.provider.create(boxSpec(imageOf(row), row.instance_id, config.sandbox_config, config.name ?? 'swebench', state.defaultMetadata));
     } catch (error) {
       throw boxFailure(row, "could not make the task's box", error);
     }
@@ -121,7 +121,7 @@ export default defineResourcesServer({
     const started = performance.now();
     let handle: SandboxHandle;
     try {
-      handle = await state.provider.create(boxSpec(request, config.sandbox_config, config.name ?? 'swebench', state.defaultMetadata));
+      handle = await state.provider.create(boxSpec(imageOf(request), request.instance_id, config.sandbox_config, config.name ?? 'swebench', state.defaultMetadata));
     } catch (error) {
       throw boxFailure(request, 'could not make the verify box', error);
     }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NgymError, type SandboxExecResult, type SandboxHandle, type SandboxProvider, type SandboxSpecInput } from 'ngym';
 import * as z from 'zod';
-import { evaluationScript, imageOf, MODEL_PATCH_PATH, type SwebenchInstance, TEST_PATCH_PATH } from './instance.ts';
+import { evaluationScript, MODEL_PATCH_PATH, type SwebenchInstance, TEST_PATCH_PATH } from './instance.ts';
 
 /** Upstream's `sandbox_config` block. */
 export const SandboxConfig = z.looseObject({
@@ -25,16 +25,17 @@ export type SandboxConfig = z.infer<typeof SandboxConfig>;
 /** Thread-count variables capped at the box's CPUs, as upstream's cpu_cap_env sets them. */
 const CPU_VARIABLES = ['OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'NUMEXPR_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS'];
 
-export function boxSpec(instance: SwebenchInstance, config: SandboxConfig, serverName: string, defaultMetadata: Record<string, string>): SandboxSpecInput {
+/** The spec of a task's box: its image, the config's limits and env, metadata naming the server and the task (as upstream's). */
+export function boxSpec(image: string, taskId: string, config: SandboxConfig, serverName: string, defaultMetadata: Record<string, string>): SandboxSpecInput {
   const cpu = typeof config.resources.cpu === 'number' ? Math.max(1, Math.floor(config.resources.cpu)) : undefined;
   const derived = config.derive_cpu_env && cpu !== undefined ? Object.fromEntries(CPU_VARIABLES.map((name) => [name, String(cpu)])) : {};
   return {
-    image: imageOf(instance),
+    image,
     ttl_s: config.ttl_s ?? null,
     ready_timeout_s: config.ready_timeout_s ?? null,
     workdir: null,
     env: { ...derived, ...config.env },
-    metadata: { ...defaultMetadata, ...config.metadata, nemo_gym_agent: serverName, instance_id: instance.instance_id.slice(0, 63) },
+    metadata: { ...defaultMetadata, ...config.metadata, nemo_gym_agent: serverName, instance_id: taskId.slice(0, 63) },
     resources: config.resources as SandboxSpecInput['resources'],
     provider_options: config.provider_options,
   };
