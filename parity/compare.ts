@@ -11,7 +11,7 @@ export interface Comparison {
   differing: string[];
 }
 
-function equalValues(left: unknown, right: unknown): boolean {
+export function equalValues(left: unknown, right: unknown): boolean {
   if (typeof left === 'number' && typeof right === 'number') return Math.abs(left - right) <= 1e-9 * Math.max(1, Math.abs(left));
   // A bool field that one side sends as 0/1 (Python's int(bool) vs JSON true) is the same value.
   if (typeof left === 'boolean' && typeof right === 'number') return Number(left) === right;

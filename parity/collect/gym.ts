@@ -1,0 +1,53 @@
+/**
+ * The gym both collectors collect from in `npm run parity:collect`: one `ngym run` with two agents, `alpha` and
+ * `beta` (simple_agent, each over its own equivalence_rule server and behind its own legacy_agent environment
+ * server, as upstream's collector wants one per agent), and `policy_model`, the deterministic collect_parity_model (parity/collect/servers).
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { startGymProcess } from '../../src/testing/cli-process.ts';
+import { PACKAGE_ROOT } from '../../src/util/package-root.ts';
+
+const AGENTS = ['alpha', 'beta'] as const;
+
+function gymConfig(): Record<string, unknown> {
+  const config: Record<string, unknown> = {
+    // The harness's own model server is found in this root after ngym's own folders.
+    python_server_roots: [join(PACKAGE_ROOT, 'parity', 'collect', 'servers')],
+    policy_model: { responses_api_models: { collect_parity_model: { entrypoint: 'app.ts' } } },
+  };
+  for (const agent of AGENTS) {
+    config[`${agent}_env`] = { resources_servers: { equivalence_rule: { entrypoint: 'app.ts', domain: 'other' } } };
+    config[agent] = {
+      responses_api_agents: {
+        simple_agent: {
+          entrypoint: 'app.ts',
+          resources_server: { type: 'resources_servers', name: `${agent}_env` },
+          model_server: { type: 'responses_api_models', name: 'policy_model' },
+        },
+      },
+    };
+    // Upstream's collector sends a row to the environment server fronting its agent; ngym's goes to the agent.
+    config[`${agent}_environment_server`] = { environment_servers: { legacy_agent: { entrypoint: 'app.ts', agent_server: { type: 'responses_api_agents', name: agent } } } };
+  }
+  return config;
+}
+
+export interface CollectGym {
+  headPort: number;
+  stop(): Promise<void>;
+}
+
+export async function startCollectGym(): Promise<CollectGym> {
+  const path = join(mkdtempSync(join(tmpdir(), 'ngym-parity-collect-')), 'gym.yaml');
+  writeFileSync(path, stringify(gymConfig()));
+  const gym = await startGymProcess([`+config_paths=[${path}]`]);
+  return {
+    headPort: gym.headPort,
+    stop: async () => {
+      await gym.stop();
+    },
+  };
+}
