@@ -42,6 +42,20 @@ class Gym:
             return self.process.wait()
 
 
+def output_lines(process: subprocess.Popen) -> "queue.Queue[str | None]":
+    """The lines a process prints (stdout, with stderr merged into it), as they come; None when it has ended."""
+    lines: "queue.Queue[str | None]" = queue.Queue()
+
+    def pump() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
+
+
 @contextmanager
 def ngym_run(*args: str) -> Iterator[Gym]:
     """`ngym run <args>` until every server is ready; stopped (and checked to exit cleanly) afterwards."""
@@ -52,16 +66,8 @@ def ngym_run(*args: str) -> Iterator[Gym]:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    lines: "queue.Queue[str | None]" = queue.Queue()
+    lines = output_lines(process)
     output: list[str] = []
-
-    def pump() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=pump, daemon=True).start()
     head_port = None
     while True:
         try:

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-import queue
 import re
 import shutil
 import subprocess
-import threading
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from conftest import NGYM, REPO
+from conftest import NGYM, REPO, output_lines
 
 BASE_IMAGE = os.environ.get("NGYM_TEST_SANDBOX_IMAGE", "localhost/ngym/base:bookworm")
 API_KEY = "ngym-test-key"
@@ -66,15 +64,7 @@ def server():
         stderr=subprocess.STDOUT,
         text=True,
     )
-    lines: "queue.Queue[str | None]" = queue.Queue()
-
-    def pump() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=pump, daemon=True).start()
+    lines = output_lines(process)
     output: list[str] = []
     domain = None
     while domain is None:

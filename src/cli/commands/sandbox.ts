@@ -109,9 +109,10 @@ scripts/container-engine.sh start; default unix:///var/run/docker.sock).
                          every box, including those of running gyms and upstream's
   image <build|list|pull> ...
                          images for boxes, built without a registry (ngym sandbox image --help)
-  opensandbox-server [--port P] ...
-                         an OpenSandbox-compatible server backed by the docker provider, for configs that
-                         name the opensandbox provider (ngym sandbox opensandbox-server --help)
+  opensandbox-server [--host H] [--port P] [--api-key KEY] [--max-sandboxes N] [--public-url URL]
+                         an OpenSandbox-compatible server (lifecycle API and execd, docs/sandbox.md,
+                         "OpenSandbox") backed by the docker provider, for configs that name the opensandbox
+                         provider; default 127.0.0.1:8080, key from OPENSANDBOX_API_KEY; Ctrl-C removes its boxes
 
 Examples:
   ngym sandbox list
