@@ -14,6 +14,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readJsonlRows } from '../../src/testing/jsonl-rows.ts';
 import { equalValues } from '../compare.ts';
 import type { Aspect, CollectCase } from './cases.ts';
 import { type CollectorRun, OUTPUT_NAME } from './collectors.ts';
@@ -29,13 +30,8 @@ export interface AspectResult {
 
 const stem = OUTPUT_NAME.replace(/\.jsonl$/, '');
 
-function readRows(path: string): Row[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Row);
-}
+/** A JSONL file's rows; none when the collector did not write it. */
+const readRows = (path: string): Row[] => (existsSync(path) ? readJsonlRows<Row>(path) : []);
 
 const keyOf = (row: Row) => `${String(row._ng_task_index)}/${String(row._ng_rollout_index)}`;
 const agentOf = (row: Row) => (row.agent_ref as { name?: unknown } | undefined)?.name ?? null;
