@@ -246,6 +246,11 @@ describe.skipIf(workspaceSkip !== null)(`upstream's workspace_bench under ngym r
     } finally {
       await gym.stop();
       await provider.aclose();
+      // The public name must not keep pointing at the replaying judge's image.
+      const cleanup = new ImageEngine(dockerHost);
+      await cleanup.removeImage('docker.io/library/node:24-bookworm-slim', false).catch(() => false);
+      await cleanup.removeImage('localhost/ngym/workspace-bench-replay:test', false).catch(() => false);
+      await cleanup.close();
     }
   });
 });
