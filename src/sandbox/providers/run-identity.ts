@@ -1,7 +1,7 @@
 /**
  * Which gym run a box belongs to. Every box ngym makes carries the label `ngym.run=<run id>`; a run id is
  * `<host>:<pid>:<process start time>` of the `ngym run` (or other program) that owns the boxes, handed to its server
- * processes in NGYM_RUN_ID. A run whose process is gone (or whose pid now belongs to a younger process) is dead,
+ * processes in NGYM_RUN_ID; a `-<label>` after the start time names one of several runs of one process (tests). A run whose process is gone (or whose pid now belongs to a younger process) is dead,
  * and the boxes it left are reaped at the next start (and by `ngym sandbox prune`).
  */
 import { readFileSync } from 'node:fs';
@@ -36,8 +36,10 @@ export function currentRunId(): string {
  * (and ids of another shape) count as alive, so nothing of theirs is reaped.
  */
 export function runIsAlive(runId: string): boolean {
-  const [host, pidText, start] = runId.split(':');
+  const [host, pidText, startAndLabel] = runId.split(':');
   const pid = Number(pidText);
+  // The start time is the digits before any `-<label>`; without them the id is not one of ours and counts as alive.
+  const start = /^\d+(?=-|$)/.exec(startAndLabel ?? '')?.[0];
   if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || start === undefined) return true;
   const actual = processStartTicks(pid);
   return actual !== undefined && (start === '0' || actual === start);
