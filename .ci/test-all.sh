@@ -36,20 +36,31 @@ python_ready=0
 if npm run --silent setup:python; then python_ready=1; else echo "setup:python failed: the Python suites cannot run"; fi
 
 suite vitest npm-test npm test
+
+# Then two streams side by side, each mostly one core: the Python suites (upstream's own code against ngym's
+# servers, then the catalog sample), and the package, ng-test-all and static checks. Nothing of one is shared with
+# the other (port 0, their own temporary folders; a checkout runs ngym from src/, not the dist/ `npm pack` rebuilds).
+# The Python stream's output is printed after it ends, not interleaved.
+python_log="$out/python-stream.log"
+(
+  if [ "$python_ready" = 1 ]; then
+    suite pytest python-interop "${NGYM_PYTHON_VENV:-.venv}/bin/python" -m pytest -c python/pytest.ini --rootdir=python python/tests -q
+    # Upstream 0.7.0 servers under `ngym run`, each equal to its own recording under strict replay, every field
+    # compared: Python on the base, Python with its own venv (uv), a Gymnasium environment, and TypeScript
+    # (docs/environments/catalog.md). grl_sokoban and example_multi_step left it with strict comparison: their recordings'
+    # requests carry parameters their task rows do not (temperature 0.7 and max_output_tokens 8192; user "").
+    suite check catalog-sample npm run catalog -- citation_if assaybench example_multi_turn_gymnasium calendar --check --out "$out/catalog"
+  else
+    suite check python-interop false
+  fi
+) >"$python_log" 2>&1 &
+python_stream=$!
 suite vitest package npm run test:package
 suite check ng-test-all node bin/ngym.js test-all
 suite check knip npm run knip
 suite check dependencies npm run depcruise
-if [ "$python_ready" = 1 ]; then
-  suite pytest python-interop "${NGYM_PYTHON_VENV:-.venv}/bin/python" -m pytest -c python/pytest.ini --rootdir=python python/tests -q
-  # Upstream 0.7.0 servers under `ngym run`, each equal to its own recording under strict replay, every field
-  # compared: Python on the base, Python with its own venv (uv), a Gymnasium environment, and TypeScript
-  # (docs/environments/catalog.md). grl_sokoban and example_multi_step left it with strict comparison: their recordings'
-  # requests carry parameters their task rows do not (temperature 0.7 and max_output_tokens 8192; user "").
-  suite check catalog-sample npm run catalog -- citation_if assaybench example_multi_turn_gymnasium calendar --check --out "$out/catalog"
-else
-  suite check python-interop false
-fi
+wait "$python_stream"
+cat "$python_log"
 
 # The container engine .ci/run started (npm run setup:containers) ends here, so that the last check finds none of it.
 if [ -n "${NGYM_ENGINE_STOP_BEFORE_LEFTOVERS:-}" ]; then bash scripts/container-engine.sh stop; fi
@@ -59,4 +70,6 @@ if [ -n "${NGYM_ENGINE_STOP_BEFORE_LEFTOVERS:-}" ]; then bash scripts/container-
 suite check leftovers node --import tsx scripts/leftover-processes.mjs --since-pid $$
 
 node .ci/summarize.mjs "$out/suites.tsv"
+# The Python stream ran in a subshell: its suites' exit codes are read from the list, not from $status.
+if awk -F'\t' '$3 != 0 { bad = 1 } END { exit bad ? 0 : 1 }' "$out/suites.tsv"; then status=1; fi
 exit $status

@@ -50,8 +50,10 @@ describe.skipIf(localRegistryMissing !== undefined)(`environment packages from a
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'ngym-environment-packages-'));
     registry = await startLocalRegistry();
-    // NGYM_TEST_TARBALL: an ngym tarball packed already (by another run, or from a clean tree), instead of packing here.
-    tarball = process.env.NGYM_TEST_TARBALL ?? join(work, (JSON.parse(await run(NPM, ['pack', '--json', '--pack-destination', work], PACKAGE_ROOT)) as { filename: string }[])[0]!.filename);
+    // Packed once for the suite by scripts/lib/pack-ngym-global-setup.ts (vitest.package.config.ts).
+    const packed = process.env.NGYM_TEST_TARBALL;
+    if (packed === undefined) throw new Error('NGYM_TEST_TARBALL is not set: run this file with `npm run test:package`');
+    tarball = packed;
     await run(process.execPath, [join(PACKAGE_ROOT, 'bin', 'ngym.js'), 'env', 'pack', ...ENVIRONMENTS, '+scope=@local', '+version=1.0.0', `+output_dirpath=${join(work, 'packages')}`], work);
     for (const environment of ENVIRONMENTS) {
       const folder = join(work, 'packages', `env-${environment.replaceAll('_', '-')}`);

@@ -34,11 +34,12 @@ function run(command: string, args: string[], options: { cwd: string; env?: Node
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'ngym-package-'));
-  const packed = JSON.parse(
-    execFileSync(NPM, ['pack', '--json', '--pack-destination', work], { cwd: PACKAGE_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
-  ) as { filename: string; files: { path: string }[] }[];
-  const tarball = join(work, packed[0]!.filename);
-  packedFiles = packed[0]!.files.map((file) => file.path);
+  // Packed once for the suite by scripts/lib/pack-ngym-global-setup.ts (vitest.package.config.ts).
+  const tarball = process.env.NGYM_TEST_TARBALL;
+  if (tarball === undefined) throw new Error('NGYM_TEST_TARBALL is not set: run this file with `npm run test:package`');
+  packedFiles = process.env.NGYM_TEST_PACKED_FILES
+    ? (JSON.parse(readFileSync(process.env.NGYM_TEST_PACKED_FILES, 'utf8')) as string[])
+    : execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((path) => path.replace(/^package\//, ''));
 
   consumer = join(work, 'consumer');
   mkdirSync(consumer);

@@ -13,6 +13,15 @@ import { spinupTimeoutMs } from '../gym/launcher.ts';
 
 const packageJson = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
 
+/** Runs `check` over `items` two at a time: each check is mostly a Node process starting, and there are two cores. */
+async function twoAtATime<T>(items: readonly T[], check: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await check(items[next++]!);
+  };
+  await Promise.all([lane(), lane()]);
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -67,11 +76,11 @@ describe('ngym CLI', () => {
     const overview = await runCli(['--help']);
     expect(overview.code).toBe(0);
     for (const command of COMMANDS) expect(overview.stdout).toContain(command.name);
-    for (const command of COMMANDS) {
+    await twoAtATime(COMMANDS, async (command) => {
       const help = await runCli([command.name, '--help']);
       expect(help.code, command.name).toBe(0);
       expect(help.stdout).toContain(`Usage: ngym ${command.name}`);
-    }
+    });
     // One process per command: on a loaded 2-core machine this takes up to a minute.
   }, 180_000);
 
@@ -106,13 +115,13 @@ describe('ngym CLI', () => {
     const folder = mkdtempSync(join(tmpdir(), 'ngym-bin-'));
     const aliases = Object.keys(packageJson.bin).filter((name) => name.startsWith('ng_'));
     expect(aliases).toContain('ng_run');
-    for (const alias of aliases) {
+    await twoAtATime(aliases, async (alias) => {
       const link = join(folder, alias);
       symlinkSync(join(PACKAGE_ROOT, packageJson.bin[alias] as string), link);
       const result = await runCli(['+h=true'], { bin: link });
       expect(result.code, `${alias}: ${result.stderr}`).toBe(0);
       expect(result.stdout).toMatch(alias === 'ng_help' ? /Commands:/ : new RegExp(`Usage: ${alias}`));
-    }
+    });
   }, 180_000);
 
   it('rejects unknown commands and bad overrides with a clear message and no stack trace', async () => {
