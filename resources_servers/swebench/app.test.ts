@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CookieJar, DockerSandboxProvider, sharedHttpClient } from 'ngym';
 import { assistantMessage, containerEngineForTests, type InProcessGym, modelResponse, startInProcessGym } from 'ngym/testing';
-import { buildTestTaskImage, GOLD, row } from './test-helpers.ts';
+import { buildTestTaskImage, GOLD, row } from './__fixtures__/test-task.ts';
 
 const engine = await containerEngineForTests();
 const skipReason = 'skipReason' in engine ? engine.skipReason : undefined;

@@ -2,7 +2,7 @@
  * The swebench environment end to end as a user runs it: `gym env start --environment swebench` with replay_model
  * as a scripted model, then `ngym collect` over a local task set. Each task comes twice: once the model applies the
  * gold patch through the `bash` tool (resolved), once it gives up at once (the empty patch: unresolved). The task of
- * test-helpers.ts always runs; with NGYM_SWE_PYPI_TASK=1 the first task of data/pypi_tasks.jsonl (a real project's)
+ * __fixtures__/test-task.ts always runs; with NGYM_SWE_PYPI_TASK=1 the first task of data/pypi_tasks.jsonl (a real project's)
  * runs too when its image is on the engine (`npm run swe:build-tasks`), and is reported skipped otherwise (it adds
  * about 40 s on a loaded machine, beyond CI's budget).
  */
@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { containerEngineForTests, readJsonlRows, runCli, startGymProcess } from 'ngym/testing';
 import { ImageEngine } from '../../src/sandbox/images/image-engine.ts';
 import { PACKAGE_ROOT } from '../../src/util/package-root.ts';
-import { buildTestTaskImage, row } from './test-helpers.ts';
+import { buildTestTaskImage, row } from './__fixtures__/test-task.ts';
 
 const engine = await containerEngineForTests();
 const skipReason = 'skipReason' in engine ? engine.skipReason : undefined;

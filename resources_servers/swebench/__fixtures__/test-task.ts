@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDockerfileImage } from '../../src/sandbox/images/dockerfile-image.ts';
-import { ImageEngine } from '../../src/sandbox/images/image-engine.ts';
+import { buildDockerfileImage } from '../../../src/sandbox/images/dockerfile-image.ts';
+import { ImageEngine } from '../../../src/sandbox/images/image-engine.ts';
 
 const IMAGE = 'localhost/ngym/swebench-server-test:latest';
 
