@@ -20,6 +20,8 @@ export interface CliCommand {
   description: string;
   /** Its `+key=value` parameters, which its help lists (see parameters.ts); absent when it takes none. */
   parameters?: z.ZodObject;
+  /** Actions that answer `--help` themselves (`ngym sandbox image --help`): help after one of them goes to `run`. */
+  actionsWithOwnHelp?: readonly string[];
   /** Runs the command; resolves to the process exit code. */
   run(args: string[]): Promise<number>;
 }

@@ -19,7 +19,7 @@ export async function mainGym(argv: string[]): Promise<number> {
 
 async function execute(entry: CommandEntry, args: string[], invokedAs: string): Promise<number> {
   const command = await entry.load();
-  if (wantsHelp(args)) {
+  if (wantsHelp(args) && !(args[0] !== undefined && command.actionsWithOwnHelp?.includes(args[0]))) {
     process.stdout.write(`${commandHelp(command, entry.aliases, invokedAs)}\n`);
     return 0;
   }

@@ -118,6 +118,7 @@ Examples:
   ngym sandbox list
   ngym sandbox debug nemo-gym-3f2a...
   ngym sandbox prune --dry-run`,
+  actionsWithOwnHelp: ['image'],
   async run(args) {
     const [action, ...rest] = args;
     if (action === 'image') return (await import('./sandbox-image.ts')).runSandboxImageCommand(rest);
