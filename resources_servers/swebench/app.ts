@@ -8,16 +8,11 @@
  * time out, a log no parser reads, a workdir without its repository: unresolved with the reason. A box or engine that
  * fails: a failed verify naming the cause, never a reward.
  */
-import { defineResourcesServer, NgymError, type SandboxHandle, type SandboxProvider, sandboxProviderFor, SandboxProviderError, SessionStore } from 'ngym';
+import { defineResourcesServer, NgymError, type SandboxHandle, SandboxProviderError } from 'ngym';
 import * as z from 'zod';
-import { agentDiff, ANTI_CHEAT_SETUP, boxSpec, evaluate, infrastructureFailure, SandboxConfig } from './boxes.ts';
+import { agentDiff, ANTI_CHEAT_SETUP, bashInSessionBox, BOX_SERVER_CONFIG, boxSpec, evaluate, infrastructureFailure, openSessionBoxes } from './boxes.ts';
 import { gradeSwebenchLog } from './grading/index.ts';
 import { imageOf, logParserOf, type SwebenchInstance, SwebenchInstanceFields, testCommandOf } from './instance.ts';
-
-/** Longest output of a `bash` tool call handed back (its start and end kept). */
-const MAX_TOOL_OUTPUT_CHARS = 10_000;
-
-const clip = (text: string, limit: number): string => (text.length <= limit ? text : `${text.slice(0, limit / 2)}\n... [${text.length - limit} characters cut] ...\n${text.slice(-limit / 2)}`);
 
 /** A provider failure as the failed request it causes (the engine or the image, named). */
 function boxFailure(instance: SwebenchInstance, what: string, error: unknown): NgymError {
@@ -26,34 +21,15 @@ function boxFailure(instance: SwebenchInstance, what: string, error: unknown): N
   return new NgymError('NGYM_SANDBOX', `${instance.instance_id}: ${what} (image ${imageOf(instance)}): ${reason}`, { status: 502 });
 }
 
-interface Boxes {
-  provider: SandboxProvider;
-  defaultMetadata: Record<string, string>;
-  /** The agent's box of each session. */
-  sessions: SessionStore<SandboxHandle>;
-}
-
 export default defineResourcesServer({
   className: 'SwebenchResourcesServer',
   config: {
-    /** The sandbox block (or an inline `{provider: settings}`) boxes are made with (docs/sandbox.md). */
-    sandbox_provider: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
-    sandbox_config: SandboxConfig.default(() => SandboxConfig.parse({})),
-    /** Seconds the tests may run in the verify box; past it the rollout is unresolved (tests timed out). */
-    evaluation_timeout: z.number().positive().nullish().transform((value) => value ?? 1800),
+    ...BOX_SERVER_CONFIG,
     apply_anti_cheating: z.boolean().default(true),
-    /** Grade each row's gold `patch` instead of the agent's diff (validating a task set). */
-    is_verifying_golden_patch: z.boolean().default(false),
     /** Upstream removes swebench's log folder after each verify; ngym writes none (the log is `test_output`). */
     clear_swebench_debug_logs: z.boolean().default(true),
-    /** ngym: seconds a `bash` tool call may run in the agent's box. */
-    command_timeout: z.number().positive().default(180),
   },
-  setup: ({ config, globalConfig }): Boxes => {
-    const { provider, defaultMetadata } = sandboxProviderFor(config.sandbox_provider, globalConfig);
-    const sessions = new SessionStore<SandboxHandle>({ idleTtlMs: (config.sandbox_config.ttl_s ?? 18_000) * 1000, onEvict: (handle) => void provider.close(handle).catch(() => {}) });
-    return { provider, defaultMetadata, sessions };
-  },
+  setup: ({ config, globalConfig }) => openSessionBoxes(config, globalConfig),
   // Ends every box still open (agents' and verifiers'): none outlives the server.
   close: (state) => state.provider.aclose(),
   seedSessionRequest: SwebenchInstanceFields,
@@ -88,12 +64,7 @@ export default defineResourcesServer({
     bash: {
       description: "Run a bash command in the task's box, in the repository's folder; its output and exit code come back. Changes to files persist; the graded patch is the repository's git diff.",
       parameters: z.strictObject({ command: z.string().min(1).describe('A bash command, e.g. "grep -rn foo src".') }),
-      handler: async ({ command }, { config, sessionId, state }) => {
-        const handle = state.sessions.get(sessionId);
-        if (handle === undefined) throw new NgymError('NGYM_INVALID_REQUEST', "This session has no box: call /seed_session with the task first (or it was already verified).", { status: 400 });
-        const result = await state.provider.exec(handle, command, { timeout_s: config.command_timeout });
-        return { output: clip(`${result.stdout ?? ''}${result.stderr ?? ''}`, MAX_TOOL_OUTPUT_CHARS), return_code: result.return_code, error_type: result.error_type };
-      },
+      handler: ({ command }, { config, sessionId, state }) => bashInSessionBox(state, sessionId, command, config.command_timeout),
     },
   },
   verifyRequest: SwebenchInstanceFields,

@@ -5,7 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NgymError, type SandboxExecResult, type SandboxHandle, type SandboxProvider, type SandboxSpecInput } from 'ngym';
+import { NgymError, type SandboxExecResult, type SandboxHandle, type SandboxProvider, sandboxProviderFor, type SandboxSpecInput, SessionStore } from 'ngym';
 import * as z from 'zod';
 import { evaluationScript, MODEL_PATCH_PATH, type SwebenchInstance, TEST_PATCH_PATH } from './instance.ts';
 
@@ -21,6 +21,46 @@ export const SandboxConfig = z.looseObject({
   metadata: z.record(z.string(), z.coerce.string()).default({}),
 });
 export type SandboxConfig = z.infer<typeof SandboxConfig>;
+
+/** The config keys the box servers (swebench, terminal_bench_2_1) share: upstream's, plus ngym's `command_timeout`. */
+export const BOX_SERVER_CONFIG = {
+  /** The sandbox block (or an inline `{provider: settings}`) boxes are made with (docs/sandbox.md). */
+  sandbox_provider: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
+  sandbox_config: SandboxConfig.default(() => SandboxConfig.parse({})),
+  /** Seconds the tests may run; past it the rollout is recorded as timed out. */
+  evaluation_timeout: z.number().positive().nullish().transform((value) => value ?? 1800),
+  /** Grade each row's reference solution instead of the agent's box (validating a task set). */
+  is_verifying_golden_patch: z.boolean().default(false),
+  /** ngym: seconds a `bash` tool call may run in the agent's box. */
+  command_timeout: z.number().positive().default(180),
+};
+
+/** A box server's provider and the agent's box of each session (an idle session's box ends after `ttl_s`). */
+export interface SessionBoxes {
+  provider: SandboxProvider;
+  defaultMetadata: Record<string, string>;
+  sessions: SessionStore<SandboxHandle>;
+}
+
+export function openSessionBoxes(config: { sandbox_provider: unknown; sandbox_config: SandboxConfig }, globalConfig: Parameters<typeof sandboxProviderFor>[1]): SessionBoxes {
+  const { provider, defaultMetadata } = sandboxProviderFor(config.sandbox_provider, globalConfig);
+  const sessions = new SessionStore<SandboxHandle>({ idleTtlMs: (config.sandbox_config.ttl_s ?? 18_000) * 1000, onEvict: (handle) => void provider.close(handle).catch(() => {}) });
+  return { provider, defaultMetadata, sessions };
+}
+
+/** Longest output of a `bash` tool call handed back (its start and end kept). */
+const MAX_TOOL_OUTPUT_CHARS = 10_000;
+
+export const clipOutput = (text: string): string =>
+  text.length <= MAX_TOOL_OUTPUT_CHARS ? text : `${text.slice(0, MAX_TOOL_OUTPUT_CHARS / 2)}\n... [${text.length - MAX_TOOL_OUTPUT_CHARS} characters cut] ...\n${text.slice(-MAX_TOOL_OUTPUT_CHARS / 2)}`;
+
+/** The `bash` tool (ngym's addition for tool-calling agents): one command in the session's box. */
+export async function bashInSessionBox(boxes: SessionBoxes, sessionId: string, command: string, timeoutSeconds: number) {
+  const handle = boxes.sessions.get(sessionId);
+  if (handle === undefined) throw new NgymError('NGYM_INVALID_REQUEST', 'This session has no box: call /seed_session with the task first (or it was already verified).', { status: 400 });
+  const result = await boxes.provider.exec(handle, command, { timeout_s: timeoutSeconds });
+  return { output: clipOutput(`${result.stdout ?? ''}${result.stderr ?? ''}`), return_code: result.return_code, error_type: result.error_type };
+}
 
 /** Thread-count variables capped at the box's CPUs, as upstream's cpu_cap_env sets them. */
 const CPU_VARIABLES = ['OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'NUMEXPR_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS'];

@@ -12,14 +12,13 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineResourcesServer, NgymError, type SandboxHandle, type SandboxProvider, sandboxProviderFor, SessionStore } from 'ngym';
+import { defineResourcesServer, NgymError, type SandboxHandle, type SandboxProvider } from 'ngym';
 import * as z from 'zod';
-import { boxSpec, infrastructureFailure, SandboxConfig } from '../swebench/boxes.ts';
+import { bashInSessionBox, BOX_SERVER_CONFIG, boxSpec, clipOutput as clip, infrastructureFailure, openSessionBoxes } from '../swebench/boxes.ts';
 
 /** Relative task folders are read from the package root (as upstream's are from its repository). */
 const PACKAGE_ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const REWARD_PATH = '/logs/verifier/reward.txt';
-const MAX_OUTPUT_CHARS = 10_000;
 
 const TaskFields = z.looseObject({
   task_name: z.string().min(1),
@@ -28,7 +27,6 @@ const TaskFields = z.looseObject({
 });
 type Task = z.infer<typeof TaskFields>;
 
-const clip = (text: string): string => (text.length <= MAX_OUTPUT_CHARS ? text : `${text.slice(0, MAX_OUTPUT_CHARS / 2)}\n...\n${text.slice(-MAX_OUTPUT_CHARS / 2)}`);
 
 /** The files of a task's subfolder (relative paths), or a clear error when it is missing. */
 async function filesOf(task: Task, subfolder: string): Promise<{ root: string; files: string[] }> {
@@ -68,18 +66,12 @@ async function readReward(provider: SandboxProvider, handle: SandboxHandle): Pro
 export default defineResourcesServer({
   className: 'TerminalBench21ResourcesServer',
   config: {
-    sandbox_provider: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
-    sandbox_config: SandboxConfig.default(() => SandboxConfig.parse({})),
-    evaluation_timeout: z.number().positive().nullish().transform((value) => value ?? 1800),
-    /** Run each task's solution/solve.sh in a fresh box instead of grading the agent's box (validating tasks). */
-    is_verifying_golden_patch: z.boolean().default(false),
+    ...BOX_SERVER_CONFIG,
     debug: z.boolean().default(false),
-    /** ngym: seconds a `bash` tool call may run in the task's box. */
-    command_timeout: z.number().positive().default(180),
   },
   setup: ({ config, globalConfig }) => {
-    const { provider, defaultMetadata } = sandboxProviderFor(config.sandbox_provider, globalConfig);
-    const sessions = new SessionStore<SandboxHandle>({ idleTtlMs: (config.sandbox_config.ttl_s ?? 18_000) * 1000, onEvict: (handle) => void provider.close(handle).catch(() => {}) });
+    const boxes = openSessionBoxes(config, globalConfig);
+    const { provider, defaultMetadata } = boxes;
     const createBox = async (task: Task): Promise<SandboxHandle> => {
       try {
         return await provider.create(boxSpec(task.docker_image, task.task_name, config.sandbox_config, config.name ?? 'terminal_bench_2_1', defaultMetadata));
@@ -87,7 +79,7 @@ export default defineResourcesServer({
         throw new NgymError('NGYM_SANDBOX', `${task.task_name}: could not make the task's box (image ${task.docker_image}): ${(error as Error).message}`, { status: 502 });
       }
     };
-    return { provider, sessions, createBox };
+    return { ...boxes, createBox };
   },
   close: (state) => state.provider.aclose(),
   seedSessionRequest: TaskFields,
@@ -106,12 +98,7 @@ export default defineResourcesServer({
     bash: {
       description: "Run a bash command in the task's box; its output and exit code come back. Files and installed packages persist between commands.",
       parameters: z.strictObject({ command: z.string().min(1).describe('A bash command, e.g. "ls -la /app".') }),
-      handler: async ({ command }, { config, sessionId, state }) => {
-        const handle = state.sessions.get(sessionId);
-        if (handle === undefined) throw new NgymError('NGYM_INVALID_REQUEST', 'This session has no box: call /seed_session with the task first (or it was already verified).', { status: 400 });
-        const result = await state.provider.exec(handle, command, { timeout_s: config.command_timeout });
-        return { output: clip(`${result.stdout ?? ''}${result.stderr ?? ''}`), return_code: result.return_code, error_type: result.error_type };
-      },
+      handler: ({ command }, { config, sessionId, state }) => bashInSessionBox(state, sessionId, command, config.command_timeout),
     },
   },
   verifyRequest: TaskFields,
