@@ -170,9 +170,10 @@ describe('ngym run', () => {
   it('gives up on a server that is not ready within server_spinup_timeout_seconds, naming the key', { timeout: 180_000 }, async () => {
     const root = projectWith(`export default defineResourcesServer({ className: 'Stuck', setup: () => new Promise(() => {}), verify: () => ({ reward: 1 }) });\n`);
     const tag = processTag();
-    const result = await runCli(['run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}', '++server_spinup_timeout_seconds=2'], { cwd: root, env: tag.env });
+    // 6 s: long enough for the fixture's other server to be ready on a busy machine (at 2 s it was not, once, in CI).
+    const result = await runCli(['run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}', '++server_spinup_timeout_seconds=6'], { cwd: root, env: tag.env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("Server 'fixture' did not become ready within 2 s (raise the limit with ++server_spinup_timeout_seconds=<seconds>, or 0 to wait without one)");
+    expect(result.stderr).toContain("Server 'fixture' did not become ready within 6 s (raise the limit with ++server_spinup_timeout_seconds=<seconds>, or 0 to wait without one)");
     // ngym run waited for its servers (the stuck one and the ready one) before it exited.
     expect(tag.left()).toEqual([]);
     const invalid = await runCli(['run', '+config_paths=[fixture.yaml]', '++head_server={host: 127.0.0.1, port: 0}', '++server_spinup_timeout_seconds=soon'], { cwd: root });
