@@ -34,15 +34,13 @@ const venvReason = (() => {
 })();
 
 describe('case generators', () => {
-  // 2,000 cases each; 400 where the rows come from Python (reasoning_gym: each run is a Python child, 2,000 took 40 s).
-  it.for(ENVIRONMENTS.map((environment) => [instanceOf(environment), environment] as const))('%s: a seeded run of cases, the example rollouts first, the same for the same seed', { timeout: 180_000 }, ([, environment], { skip }) => {
+  it.for(ENVIRONMENTS.map((environment) => [instanceOf(environment), environment] as const))('%s: 2,000 cases, the example rollouts first, the same for the same seed', { timeout: 180_000 }, ([, environment], { skip }) => {
     if (environment.generatorNeedsPython && venvReason !== undefined) skip(`its rows need the venv: ${venvReason}`);
-    const count = environment.generatorNeedsPython ? 400 : 2000;
-    const cases = environment.generate(new Random(3), count);
-    expect(cases).toHaveLength(count);
+    const cases = environment.generate(new Random(3), 2000);
+    expect(cases).toHaveLength(2000);
     expect(cases.slice(0, 5).every((item) => item.kind === 'rollout')).toBe(true);
-    expect(JSON.stringify(environment.generate(new Random(3), count))).toBe(JSON.stringify(cases));
-    expect(JSON.stringify(environment.generate(new Random(4), count))).not.toBe(JSON.stringify(cases));
+    expect(JSON.stringify(environment.generate(new Random(3), 2000))).toBe(JSON.stringify(cases));
+    expect(JSON.stringify(environment.generate(new Random(4), 2000))).not.toBe(JSON.stringify(cases));
     // A shorter run is the start of a longer one.
     expect(JSON.stringify(environment.generate(new Random(3), 300))).toBe(JSON.stringify(cases.slice(0, 300)));
     expect(new Set(cases.map((item) => item.kind)).size).toBeGreaterThan(5);
