@@ -38,7 +38,9 @@ if npm run --silent setup:python; then python_ready=1; else echo "setup:python f
 suite vitest npm-test npm test
 
 # Then two streams side by side, each mostly one core: the Python suites (upstream's own code against ngym's
-# servers, then the catalog sample), and the package, ng-test-all and static checks. Nothing of one is shared with
+# servers, then the catalog sample), and the package suite and static checks. (`ngym test-all` over the repository
+# would run every server folder's tests a second time; what it alone checks, each folder's data, is a test of
+# npm test: src/cli/commands/test-all-repository.test.ts.) Nothing of one is shared with
 # the other (port 0, their own temporary folders; a checkout runs ngym from src/, not the dist/ `npm pack` rebuilds).
 # The Python stream's output is printed after it ends, not interleaved.
 python_log="$out/python-stream.log"
@@ -56,7 +58,6 @@ python_log="$out/python-stream.log"
 ) >"$python_log" 2>&1 &
 python_stream=$!
 suite vitest package npm run test:package
-suite check ng-test-all node bin/ngym.js test-all
 suite check knip npm run knip
 suite check dependencies npm run depcruise
 wait "$python_stream"

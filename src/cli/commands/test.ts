@@ -18,7 +18,7 @@ const TEST_FILE = /\.(test|spec)\.(c|m)?[jt]sx?$/;
 /** vitest's "no tests" outcome, reported with pytest's code as upstream does. */
 const NO_TESTS_EXIT_CODE = 5;
 
-function testFiles(directory: string): string[] {
+export function testFiles(directory: string): string[] {
   return (readdirSync(directory, { recursive: true }) as string[]).filter(
     (path) => TEST_FILE.test(path) && !path.split(sep).includes('node_modules'),
   );
@@ -102,6 +102,18 @@ Example:
   },
 };
 
+/** The server folders under `cwd` (`<server type>/<name>`), and those with a README.md, which test-all tests. */
+export function serverFolders(cwd: string): { candidates: string[]; withReadme: string[] } {
+  const candidates = SERVER_TYPES.flatMap((serverType) => {
+    const root = join(cwd, serverType);
+    if (!existsSync(root)) return [];
+    return readdirSync(root, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.includes('pycache'))
+      .map((entry) => `${serverType}/${entry.name}`);
+  }).sort();
+  return { candidates, withReadme: candidates.filter((candidate) => existsSync(join(cwd, candidate, 'README.md'))) };
+}
+
 const TestAllParameters = z.object({
   fail_on_total_and_test_mismatch: z.boolean().default(false).describe('Also fail when a server folder has no README.md (and so was not tested).'),
 });
@@ -125,14 +137,7 @@ Example:
   async run(args) {
     const cwd = process.cwd();
     const parameters = readParameters(loadGlobalConfig({ overrides: args, envYamlPath: null }), TestAllParameters);
-    const candidates = SERVER_TYPES.flatMap((serverType) => {
-      const root = join(cwd, serverType);
-      if (!existsSync(root)) return [];
-      return readdirSync(root, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory() && !entry.name.includes('pycache'))
-        .map((entry) => `${serverType}/${entry.name}`);
-    }).sort();
-    const withReadme = candidates.filter((candidate) => existsSync(join(cwd, candidate, 'README.md')));
+    const { candidates, withReadme } = serverFolders(cwd);
     write(`Found ${candidates.length} server folders, ${withReadme.length} with a README.md:\n${withReadme.map((dir) => `- ${dir}`).join('\n')}\n\n`);
     const passed: string[] = [];
     const failed: string[] = [];
