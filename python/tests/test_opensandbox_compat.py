@@ -152,6 +152,7 @@ def test_upstream_opensandbox_provider_against_ngym_server(server, tmp_path: Pat
     # The shipped transport (aiohttp) is Gym's global client, which reads the config a server of `ngym run` /
     # `ng_run` is given in NEMO_GYM_CONFIG_DICT; an empty one here.
     monkeypatch.setenv("NEMO_GYM_CONFIG_DICT", "{}")
+    from nemo_gym import global_config, server_utils
     from nemo_gym.sandbox.providers.base import SandboxSpec
     from nemo_gym.sandbox.providers.opensandbox.provider import OpenSandboxProvider
 
@@ -198,7 +199,18 @@ def test_upstream_opensandbox_provider_against_ngym_server(server, tmp_path: Pat
     async def both() -> None:
         # Foreground (SSE per command) and the shipped config's background_exec (status and logs polls), in one
         # event loop: Gym's global aiohttp client belongs to the loop that first used it.
-        await scenario(False)
-        await scenario(True)
+        try:
+            await scenario(False)
+            await scenario(True)
+        finally:
+            # That client, and the empty config Gym cached, must not outlive this test: a later module's loop
+            # (test_upstream_collector's) would otherwise wait forever on a client of this closed loop.
+            if server_utils._GLOBAL_AIOHTTP_CLIENT is not None:
+                await server_utils._GLOBAL_AIOHTTP_CLIENT.close()
+                server_utils._GLOBAL_AIOHTTP_CLIENT = None
 
-    asyncio.run(both())
+    cached_config = global_config._GLOBAL_CONFIG_DICT
+    try:
+        asyncio.run(both())
+    finally:
+        global_config._GLOBAL_CONFIG_DICT = cached_config
