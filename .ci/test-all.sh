@@ -46,7 +46,9 @@ suite vitest npm-test npm test
 python_log="$out/python-stream.log"
 (
   if [ "$python_ready" = 1 ]; then
-    suite pytest python-interop "${NGYM_PYTHON_VENV:-.venv}/bin/python" -m pytest -c python/pytest.ini --rootdir=python python/tests -q
+    # pytest has no per-test time limit here: a test that waits forever fails the suite at 45 min instead of
+    # holding CI to its end.
+    suite pytest python-interop timeout --kill-after=30 2700 "${NGYM_PYTHON_VENV:-.venv}/bin/python" -m pytest -c python/pytest.ini --rootdir=python python/tests -q
     # Upstream 0.7.0 servers under `ngym run`, each equal to its own recording under strict replay, every field
     # compared: Python on the base, Python with its own venv (uv), a Gymnasium environment, and TypeScript
     # (docs/environments/catalog.md). grl_sokoban and example_multi_step left it with strict comparison: their recordings'
