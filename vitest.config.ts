@@ -8,8 +8,9 @@ const report = process.env.NGYM_TEST_REPORT;
 const TESTS = ['src/**/*.test.ts', 'resources_servers/**/*.test.ts', 'responses_api_agents/**/*.test.ts', 'responses_api_models/**/*.test.ts', 'environment_servers/**/*.test.ts', 'bench/**/*.test.ts', 'parity/**/*.test.ts', 'catalog/**/*.test.ts', 'faults/**/*.test.ts'];
 // Files that must run alone: they kill, stop and starve processes on timers, fill memory up to cgroup and heap
 // limits, or read the machine's free memory, and a test file beside them would change what they measure; and the
-// container-engine script's own test, whose second engine shares the host's bridge with the one other files use.
-const ALONE = ['faults/**/*.test.ts', 'src/cli/cli.test.ts', 'src/gym/python-admission.test.ts', 'src/util/memory-budget.test.ts', 'src/sandbox/container.test.ts', 'src/testing/container-engine.test.ts'];
+// container-engine script's own test, whose second engine shares the host's bridge with the one other files use; and
+// the `ngym sandbox` CLI test, whose killed run's box any other file's provider would reap before the CLI lists it.
+const ALONE = ['faults/**/*.test.ts', 'src/cli/cli.test.ts', 'src/gym/python-admission.test.ts', 'src/util/memory-budget.test.ts', 'src/sandbox/container.test.ts', 'src/testing/container-engine.test.ts', 'src/cli/commands/sandbox.test.ts'];
 
 export default defineConfig({
   // Tests run the sources: `import 'ngym'` (as environments write it) resolves to src/, not the built dist/.

@@ -2,7 +2,9 @@
  * `ngym sandbox list|debug|prune` against a real engine: a box of a run that is gone shows as such, prune removes
  * it and nothing of live runs, and the next run's provider reaps such a box before its first.
  */
-import { hostname } from 'node:os';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../testing/cli-process.ts';
 import { containerEngineForTests } from '../../testing/container-engine.ts';
@@ -20,13 +22,31 @@ describe.skipIf('skipReason' in engine)(`ngym sandbox${'skipReason' in engine ? 
     await client.close();
   });
 
-  /** A box of a run that is gone: its run id names a pid no process has. */
+  /**
+   * A box of a run that was killed: a Node process makes it with the docker provider, prints its name and is then
+   * SIGKILLed, so its provider never closes the box and its run id names a process that is gone.
+   */
   async function boxOfAKilledRun(): Promise<string> {
-    const maker = new DockerSandboxProvider({}, { dockerHost, runId: `${hostname()}:2147483646:1` });
-    const name = (await maker.create({ image: baseImage })).sandbox_id;
-    made.push(name);
-    // Its provider is not closed: the box stays, as a killed run's does.
-    return name;
+    const source = `const { DockerSandboxProvider } = await import(${JSON.stringify(new URL('../../sandbox/providers/docker/docker-provider.ts', import.meta.url).href)});
+const provider = new DockerSandboxProvider({}, { dockerHost: ${JSON.stringify(dockerHost)} });
+process.stdout.write((await provider.create({ image: ${JSON.stringify(baseImage)} })).sandbox_id + '\\n');
+setInterval(() => {}, 1 << 30);`;
+    // Its own process group, so the finally below ends whatever it started too.
+    const maker = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const exited = once(maker, 'exit');
+    try {
+      let stderr = '';
+      maker.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const lines = createInterface({ input: maker.stdout });
+      const [name] = (await Promise.race([once(lines, 'line'), exited.then(() => [undefined])])) as [string | undefined];
+      if (name === undefined) throw new Error(`the box-making process ended before it made a box: ${stderr}`);
+      made.push(name);
+      process.kill(-maker.pid!, 'SIGKILL');
+      await exited;
+      return name;
+    } finally {
+      if (maker.exitCode === null && maker.signalCode === null) process.kill(-maker.pid!, 'SIGKILL');
+    }
   }
 
   it('lists and debugs boxes, prunes only those whose run was killed, and a new run reaps them at its first box', { timeout: 240_000 }, async () => {
