@@ -1,6 +1,8 @@
 /**
- * The `max_sandboxes` bound: boxes one provider instance holds at once. A create beyond it waits (first come, first
- * served) until a box of this provider is closed; adopted boxes (`connect`) are counted by their creator, not here.
+ * The boxes one provider instance holds, and for the local and opensandbox providers the `max_sandboxes` bound on
+ * them: a create beyond it waits (first come, first served) until a box of this provider is closed; adopted boxes
+ * (`connect`) are counted by their creator, not here. (The docker provider bounds the whole gym run's boxes on its
+ * engine instead: docker/run-box-bound.ts.)
  */
 import { Semaphore } from '../../util/semaphore.ts';
 import { SandboxProviderError } from './contract.ts';

@@ -7,8 +7,8 @@
  *       default_metadata: {sandbox-api: docker-cli}
  *       docker: {create: {...}, exec: {...}, probe: {...}}
  *
- * (an inline `sandbox_provider: {docker: {...}}` works too). ngym adds one top-level key, `max_sandboxes`: boxes one
- * provider instance holds at once. Upstream's provider YAMLs load unchanged; a provider ngym does not have is named
+ * (an inline `sandbox_provider: {docker: {...}}` works too). ngym adds one top-level key, `max_sandboxes`: the docker
+ * boxes of the whole gym run at once (docker/run-box-bound.ts); other providers bound one instance's. Upstream's provider YAMLs load unchanged; a provider ngym does not have is named
  * in one error that lists those it has.
  */
 import { ConfigError } from '../../errors.ts';
@@ -29,7 +29,7 @@ const DEFAULT_METADATA_KEY = 'default_metadata';
 export const IMAGE_MAP_KEY = 'image_map';
 /** The keys of a sandbox block that are not a provider. */
 const RESERVED_KEYS = new Set([DEFAULT_METADATA_KEY, IMAGE_MAP_KEY]);
-/** The top-level key that bounds the boxes a provider instance holds. */
+/** The top-level key that bounds the boxes of a gym run (docker) or of a provider instance (local, opensandbox). */
 const MAX_SANDBOXES_KEY = 'max_sandboxes';
 
 export interface SandboxProviderFactory {

@@ -124,7 +124,8 @@ describe.skipIf('skipReason' in engine)(`docker sandbox provider${'skipReason' i
   });
 
   it('bounds the boxes held at once by max_sandboxes: a create waits for a close', async () => {
-    const bounded = new DockerSandboxProvider({}, { dockerHost, runId, maxSandboxes: 1 });
+    // Its own run: max_sandboxes counts every box of the run on the engine, and this file's other boxes are not its.
+    const bounded = new DockerSandboxProvider({}, { dockerHost, runId: `${runId}-bounded`, maxSandboxes: 1 });
     try {
       const first = await bounded.create({ image: baseImage });
       let secondMade = false;

@@ -8,7 +8,8 @@
  * for every exec, resource limits as `--cpus`/`--memory`/`--memory-swap`, declared ports published on
  * `publish_host`. Beyond upstream: every box is also labelled `ngym.sandbox=1` and `ngym.run=<run id>` (boxes of a
  * dead run are reaped at the next create), a timed-out command is killed in the box (upstream leaves it running),
- * an out-of-memory kill is reported as such (`error_type: oom`), and `max_sandboxes` bounds the boxes held at once.
+ * an out-of-memory kill is reported as such (`error_type: oom`), and `max_sandboxes` bounds the boxes of the gym run
+ * on the engine, whichever server made them (run-box-bound.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -36,6 +37,7 @@ import { currentRunId } from '../run-identity.ts';
 import { applyExecArgs, applyRunArgs, type ContainerBody, type DockerProviderConfig, type ExecArgs, gpuRequest, parseDockerProviderConfig } from './docker-config.ts';
 import { EngineClient, EngineResponseError } from './engine-client.ts';
 import { reapDeadRunBoxes, SANDBOX_LABELS } from './reaper.ts';
+import { RUN_LABEL, RunBoxBound } from './run-box-bound.ts';
 import { firstTarEntry, tarOneFile } from './tar.ts';
 
 const CONTAINER_NAME_PREFIX = 'nemo-gym-';
@@ -63,7 +65,7 @@ export interface DockerBox {
 /** What a provider gets beyond its config: which run its boxes belong to, how many it may hold, where the engine is. */
 export interface ProviderRuntimeOptions {
   runId?: string;
-  /** Boxes held at once (null: no bound); creates beyond it wait. */
+  /** Boxes held at once (null: no bound); creates beyond it wait. The docker provider bounds the whole gym run's boxes on its engine. */
   maxSandboxes?: number | null;
   /** The engine's address; default DOCKER_HOST, else Docker's socket. */
   dockerHost?: string;
@@ -102,7 +104,10 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
   readonly config: DockerProviderConfig;
   readonly engine: EngineClient;
   readonly runId: string;
-  private readonly slots: BoxSlots;
+  /** The boxes this instance made and has not closed (what aclose removes). */
+  private readonly slots = new BoxSlots(null);
+  /** The gym-wide max_sandboxes; undefined without one. */
+  private readonly bound: RunBoxBound | undefined;
   private readonly commands: Semaphore;
   private readonly execArgs: ExecArgs;
   readonly imageMap: ImageMap;
@@ -112,7 +117,7 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
     this.config = parseDockerProviderConfig(config);
     this.engine = new EngineClient(options.dockerHost, this.config.exec.concurrency + 8);
     this.runId = options.runId ?? currentRunId();
-    this.slots = new BoxSlots(options.maxSandboxes);
+    this.bound = options.maxSandboxes === null || options.maxSandboxes === undefined ? undefined : new RunBoxBound(this.engine, this.runId, options.maxSandboxes);
     this.commands = new Semaphore(this.config.exec.concurrency);
     this.execArgs = applyExecArgs({}, this.config.exec.extra_exec_args, 'docker.exec.extra_exec_args');
     this.imageMap = options.imageMap ?? {};
@@ -139,6 +144,7 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
       return handle;
     } catch (error) {
       release();
+      this.bound?.boxGone();
       throw error;
     }
   }
@@ -151,7 +157,8 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
       Labels: {
         ...Object.fromEntries(Object.entries(spec.metadata).map(([key, value]) => [`ngym.metadata.${key}`, value])),
         ...SANDBOX_LABELS,
-        'ngym.run': this.runId,
+        [RUN_LABEL]: this.runId,
+        ...this.bound?.labels(),
       },
       Env: Object.entries(spec.env).map(([key, value]) => `${key}=${value}`),
       HostConfig: host,
@@ -198,10 +205,14 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
     const name = CONTAINER_NAME_PREFIX + randomUUID().replaceAll('-', '');
     const body = this.containerBody(spec, image);
     const startTimeout = this.config.create.start_timeout_s;
+    const timedOut = () => new SandboxProviderError('create_timeout', `The box for image ${image} did not start within create.start_timeout_s=${startTimeout} s.`);
     try {
+      // Waiting for room under max_sandboxes is not part of the box's start time.
+      const make = () => withTimeout((signal) => this.createContainer(name, image, body, signal), startTimeout, timedOut);
+      if (this.bound === undefined) await make();
+      else await this.bound.admit(name, make);
       const inspected = await withTimeout(
-        async (signal) => {
-          await this.createContainer(name, image, body, signal);
+        async () => {
           try {
             await this.engine.startContainer(name);
           } catch (error) {
@@ -210,7 +221,7 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
           return this.engine.inspectContainer(name);
         },
         startTimeout,
-        () => new SandboxProviderError('create_timeout', `The box for image ${image} did not start within create.start_timeout_s=${startTimeout} s.`),
+        timedOut,
       );
       const handle: SandboxHandle<DockerBox> = {
         sandbox_id: name,
@@ -488,18 +499,21 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
       throw new SandboxProviderError('engine_unreachable', `Could not remove box ${handle.raw.name}: ${detail}`, error);
     } finally {
       this.slots.release(handle.sandbox_id);
+      this.bound?.boxGone();
     }
   }
 
   /** Removes the boxes this provider made and did not close, and closes its engine connections. */
   async aclose(): Promise<void> {
     this.slots.close();
+    this.bound?.close();
     await Promise.all(
       this.slots.heldBoxes().map(async (name) => {
         await this.engine.removeContainer(name).catch(() => false);
         this.slots.release(name);
       }),
     );
+    this.bound?.boxGone();
     await this.engine.close();
   }
 
