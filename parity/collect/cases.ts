@@ -16,6 +16,8 @@ export interface CollectCase {
   knobs: string[];
   /** Kill the collector (SIGKILL) once this many rows are in the output, then run it again with resume_from_cache. */
   killAfterRows?: number;
+  /** Run the collector to its end, then again with resume_from_cache and these knobs. */
+  resumeKnobs?: string[];
   /** Compare the order rows were written in (only with one rollout in flight, where it is the launch order). */
   ordered?: boolean;
   /** Aspects that differ for a reason docs/parity.md gives. */
@@ -30,11 +32,13 @@ interface RowOptions {
   delayMs?: number;
   /** The model answers 500. */
   fail?: boolean;
+  /** More prompt words, for the servers of agent omega (parity/collect/servers: timeout_once, judge_invalid_once). */
+  words?: string[];
 }
 
 /** Task `index`: its prompt steers collect_parity_model (parity/collect/servers); the answer is `a<index>`. */
 function taskLine(index: number, options: RowOptions = {}): string {
-  const words = [`q${index}`, `answer=a${index}`, ...(options.delayMs === undefined ? [] : [`delay=${options.delayMs}`]), ...(options.fail ? ['fail'] : [])];
+  const words = [`q${index}`, `answer=a${index}`, ...(options.delayMs === undefined ? [] : [`delay=${options.delayMs}`]), ...(options.fail ? ['fail'] : []), ...(options.words ?? [])];
   return JSON.stringify({
     responses_create_params: { input: [{ role: 'user', content: words.join(' ') }] },
     expected_answer: `a${index}`,
@@ -45,6 +49,8 @@ function taskLine(index: number, options: RowOptions = {}): string {
 const tasks = (count: number, options: (index: number) => RowOptions = () => ({})) => Array.from({ length: count }, (_, index) => taskLine(index, options(index)));
 
 const DEFAULT_ROUTING = 'ngym defaults route_failures_to_sidecar to true (a failed rollout is recorded and the run goes on, as ngym always did); upstream 0.7.0 defaults it to false (the first failed /run ends the run)';
+const ATTEMPT_LOG =
+  "upstream's failures sidecar is a log of every failed attempt, kept across resumes (its retry count reads it); ngym's failures file lists what is still failed after the last run, so a rollout a resume completed leaves it";
 const FAILURE_EXIT = 'ngym exits 1 when any rollout failed or was not started (its summary says so and how to resume); upstream exits 0 once any rollout produced a result';
 
 export const CASES: CollectCase[] = [
@@ -153,6 +159,30 @@ export const CASES: CollectCase[] = [
       aggregate_metrics: 'follows from ngym running the routable rows',
       warnings: "ngym's words are its invalid-input report (line 2: the row has no agent_ref.name and no +agent_name was given); upstream's list of rows says [0] for every row, as its row index stays 0 without +limit",
     },
+  },
+  {
+    name: 'terminal_timeouts_kept',
+    covers: "an agent's timeout stamped _ng_failure_terminal, then resume_from_cache: the terminal failure is not run again",
+    lines: [taskLine(0, { agent: 'omega' }), taskLine(1, { agent: 'omega', words: ['timeout_once', 'elapsed=40'] }), taskLine(2, { agent: 'omega' })],
+    knobs: ['+num_repeats=2'],
+    resumeKnobs: [],
+    known: { exit_code: FAILURE_EXIT },
+  },
+  {
+    name: 'retry_terminal_timeouts',
+    covers: "an agent's timeout stamped _ng_failure_terminal, then resume_from_cache with retry_terminal_timeouts: retried with _ng_attempt_index 1",
+    lines: [taskLine(0, { agent: 'omega' }), taskLine(1, { agent: 'omega', words: ['timeout_once', 'elapsed=40'] }), taskLine(2, { agent: 'omega' })],
+    knobs: ['+num_repeats=2'],
+    resumeKnobs: ['+retry_terminal_timeouts=true'],
+    known: { failures: ATTEMPT_LOG },
+  },
+  {
+    name: 'retry_invalid_judge_responses',
+    covers: 'a judge reply flagged invalid_judge_response (reward 0) on the first attempt, then resume_from_cache with retry_invalid_judge_responses: judged again with _ng_attempt_index 1',
+    lines: [taskLine(0, { agent: 'omega' }), taskLine(1, { agent: 'omega', words: ['judge_invalid_once'] }), taskLine(2, { agent: 'omega' })],
+    knobs: ['+num_repeats=2'],
+    resumeKnobs: ['+retry_invalid_judge_responses=true'],
+    known: { failures: ATTEMPT_LOG },
   },
   {
     name: 'count_failure_classes_as_zero',

@@ -2,7 +2,8 @@
  * One collection by either collector, as a user runs it: upstream 0.7.0's `ng_collect_rollouts` from the venv, or
  * `ngym collect`, each a child process against the gym's head server, in its own folder, with the case's input and
  * knobs. A case that kills the collector mid-run sends SIGKILL once enough rows are written, then runs it again
- * with `+resume_from_cache=true`.
+ * with `+resume_from_cache=true`; a case with resume knobs runs it to its end, then again with
+ * `+resume_from_cache=true` and those knobs.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,7 +22,7 @@ export interface CollectorRun {
   exitCode: number | null;
   /** stdout and stderr of every invocation, in order. */
   output: string;
-  /** Rows in the output file after the kill, when the case kills the collector. */
+  /** Rows in the output file after the kill (or the first run), when the case resumes. */
   rowsAtKill?: number;
 }
 
@@ -79,11 +80,12 @@ export async function runCollector(side: Side, testCase: CollectCase, headPort: 
   ];
   const first = await invoke(side, args, folder, testCase.killAfterRows);
   writeFileSync(join(folder, 'collector.log'), first.output);
-  if (testCase.killAfterRows === undefined) return { side, folder, exitCode: first.code, output: first.output };
-  if (!first.killed) throw new Error(`${testCase.name}: ${side} finished before ${testCase.killAfterRows} rows were written, so it was not killed mid-run (exit ${first.code}):\n${first.output.slice(-2000)}`);
+  if (testCase.killAfterRows === undefined && testCase.resumeKnobs === undefined) return { side, folder, exitCode: first.code, output: first.output };
+  if (testCase.killAfterRows !== undefined && !first.killed) throw new Error(`${testCase.name}: ${side} finished before ${testCase.killAfterRows} rows were written, so it was not killed mid-run (exit ${first.code}):\n${first.output.slice(-2000)}`);
   const rowsAtKill = lineCount(join(folder, OUTPUT_NAME));
-  const resumed = await invoke(side, [...args, '+resume_from_cache=true'], folder);
+  const resumed = await invoke(side, [...args, '+resume_from_cache=true', ...(testCase.resumeKnobs ?? [])], folder);
   writeFileSync(join(folder, 'collector-resumed.log'), resumed.output);
-  return { side, folder, exitCode: resumed.code, output: `${first.output}\n--- killed, resumed ---\n${resumed.output}`, rowsAtKill };
+  const between = first.killed ? 'killed' : `exit ${first.code}`;
+  return { side, folder, exitCode: resumed.code, output: `${first.output}\n--- ${between}, resumed ---\n${resumed.output}`, rowsAtKill };
 }
 

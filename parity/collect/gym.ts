@@ -1,7 +1,9 @@
 /**
  * The gym both collectors collect from in `npm run parity:collect`: one `ngym run` with two agents, `alpha` and
  * `beta` (simple_agent, each over its own equivalence_rule server and behind its own legacy_agent environment
- * server, as upstream's collector wants one per agent), and `policy_model`, the deterministic collect_parity_model (parity/collect/servers).
+ * server, as upstream's collector wants one per agent), `omega` (collect_parity_agent over collect_parity_judge: a
+ * terminal timeout and an invalid judge reply on a first attempt, for the resume cases), and `policy_model`, the
+ * deterministic collect_parity_model (parity/collect/servers).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +13,8 @@ import { startGymProcess } from '../../src/testing/cli-process.ts';
 import { PACKAGE_ROOT } from '../../src/util/package-root.ts';
 
 const AGENTS = ['alpha', 'beta'] as const;
+/** The agent of the resume cases, with its own agent and resources server (parity/collect/servers). */
+const RESUME_AGENT = 'omega';
 
 function gymConfig(): Record<string, unknown> {
   const config: Record<string, unknown> = {
@@ -29,6 +33,18 @@ function gymConfig(): Record<string, unknown> {
         },
       },
     };
+  }
+  config[`${RESUME_AGENT}_env`] = { resources_servers: { collect_parity_judge: { entrypoint: 'app.ts', domain: 'other' } } };
+  config[RESUME_AGENT] = {
+    responses_api_agents: {
+      collect_parity_agent: {
+        entrypoint: 'app.ts',
+        resources_server: { type: 'resources_servers', name: `${RESUME_AGENT}_env` },
+        model_server: { type: 'responses_api_models', name: 'policy_model' },
+      },
+    },
+  };
+  for (const agent of [...AGENTS, RESUME_AGENT]) {
     // Upstream's collector sends a row to the environment server fronting its agent; ngym's goes to the agent.
     config[`${agent}_environment_server`] = { environment_servers: { legacy_agent: { entrypoint: 'app.ts', agent_server: { type: 'responses_api_agents', name: agent } } } };
   }

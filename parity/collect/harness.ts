@@ -27,7 +27,7 @@ export async function runCollectParity(cases: readonly CollectCase[], root: stri
         covers: testCase.covers,
         passed: aspects.every((aspect) => aspect.status !== 'differ'),
         exitCodes: { upstream: upstream.exitCode, ngym: ngym.exitCode },
-        ...(testCase.killAfterRows === undefined ? {} : { rowsAtKill: { upstream: upstream.rowsAtKill, ngym: ngym.rowsAtKill } }),
+        ...(testCase.killAfterRows === undefined && testCase.resumeKnobs === undefined ? {} : { rowsAtKill: { upstream: upstream.rowsAtKill, ngym: ngym.rowsAtKill } }),
         aspects,
       };
       outcomes.push(outcome);

@@ -91,6 +91,11 @@ export interface CollectOptions {
    * retry_invalid_judge_responses), for environments that wrote an unparseable judge reply as a reward of 0.
    */
   retryInvalidJudgeResponses?: boolean;
+  /**
+   * On resume, retry the failures an agent stamped terminal when their class is a timeout or an environment
+   * fault (upstream's retry_terminal_timeouts); otherwise a terminal failure stays failed and is not run again.
+   */
+  retryTerminalTimeouts?: boolean;
   /** Skip each agent's `/aggregate_metrics` (upstream's disable_aggregation, for shards aggregated later). */
   disableAggregation?: boolean;
   /**

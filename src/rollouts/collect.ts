@@ -63,6 +63,8 @@ export interface CollectionSummary {
   invalidInputs: InvalidInput[];
   /** Rollouts not started because the run stopped early. */
   notStarted: number;
+  /** Rollouts an earlier run recorded as failed terminally, so not run again (resume). */
+  terminal: number;
   stoppedBecause: string | undefined;
   /** Metrics of the whole output file (or of this run's results when there is no file). */
   metrics: RolloutMetrics;
@@ -147,6 +149,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
         tasks,
         client,
         done: files?.done,
+        prior: files?.prior,
         inputFields,
         tally,
         signal: this.signal,

@@ -19,6 +19,8 @@ export class CollectionTally {
     skipped: 0,
     failed: 0,
     notStarted: 0,
+    /** Failed terminally in an earlier run, so not run again (resume). */
+    terminal: 0,
     failuresByClass: {} as Partial<Record<FailureClass, number>>,
   };
   readonly invalidInputs: InvalidInput[] = [];
@@ -54,6 +56,11 @@ export class CollectionTally {
 
   countSkipped(taskIndex: number): void {
     this.counts.skipped++;
+    this.settle(taskIndex);
+  }
+
+  countTerminal(taskIndex: number): void {
+    this.counts.terminal++;
     this.settle(taskIndex);
   }
 

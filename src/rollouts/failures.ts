@@ -14,6 +14,7 @@ export type FailureClass =
   | 'rejected'
   | 'judge_failed'
   | 'invalid_result'
+  | 'agent_declared'
   | 'invalid_input'
   | 'server_oom_killed'
   | 'server_heap_exhausted'
@@ -29,6 +30,8 @@ export interface RolloutFailure {
   status?: number;
   /** The innermost server's error code, when it reported one. */
   code?: string;
+  /** The agent's own answer, when it reported the failure itself (`_ng_failure_class`; failureClass `agent_declared`). */
+  declared?: Record<string, unknown>;
 }
 
 export function failureFromError(error: unknown): RolloutFailure {

@@ -15,6 +15,7 @@ import type { CollectionTracing } from './collection-tracing.ts';
 import type { OutcomeWriter } from './outcome-writer.ts';
 import type { DispatchBudget } from './dispatch-budget.ts';
 import type { CompletedRollouts } from './output-files.ts';
+import type { PriorFailures } from './prior-failures.ts';
 import type { OutcomeRecorder } from './record-outcome.ts';
 import type { FinishedRollout } from './rollout-outcome.ts';
 import { rolloutRequest } from './rollout-request.ts';
@@ -23,11 +24,12 @@ import type { Task } from './task-source.ts';
 
 /** Runs one rollout to its outcome: here with retries (RetryingRunner), or through an executor. */
 export interface RolloutRunner {
-  run(task: Task, rolloutIndex: number): Promise<FinishedRollout>;
+  /** `attemptIndex`: a retry of a rollout an earlier run failed (upstream's `_ng_attempt_index`). */
+  run(task: Task, rolloutIndex: number, attemptIndex?: number): Promise<FinishedRollout>;
 }
 
 export function executorRunner(executor: RolloutExecutor): RolloutRunner {
-  return { run: (task, rolloutIndex) => executor.run(rolloutRequest(task, rolloutIndex), task) };
+  return { run: (task, rolloutIndex, attemptIndex) => executor.run(rolloutRequest(task, rolloutIndex, attemptIndex), task) };
 }
 
 export interface Launch {
@@ -36,6 +38,8 @@ export interface Launch {
   client: ServerClient | undefined;
   /** Rollouts an earlier run completed (resume). */
   done: CompletedRollouts | undefined;
+  /** What an earlier run's failures say: the terminal ones are not run again, the others carry their attempt index. */
+  prior: PriorFailures | undefined;
   /** The input rows' top-level fields, which the metrics leave out. */
   inputFields: Set<string>;
   tally: CollectionTally;
@@ -101,6 +105,10 @@ export async function launchRollouts(launch: Launch): Promise<void> {
       tally.countSkipped(task.taskIndex);
       continue;
     }
+    if (launch.prior?.isTerminal(task.taskIndex, rolloutIndex)) {
+      tally.countTerminal(task.taskIndex);
+      continue;
+    }
     if (launch.signal.stopping || !(await admission.admit())) {
       tally.countNotStarted();
       continue;
@@ -115,7 +123,7 @@ export async function launchRollouts(launch: Launch): Promise<void> {
     }
     launch.writer.reservePlace(task.taskIndex, rolloutIndex);
     const started = performance.now();
-    const running = launch.tracing.rollout(task.taskIndex, rolloutIndex, () => launch.runner.run(task, rolloutIndex)).then((finished) => {
+    const running = launch.tracing.rollout(task.taskIndex, rolloutIndex, () => launch.runner.run(task, rolloutIndex, launch.prior?.attemptOf(task.taskIndex, rolloutIndex))).then((finished) => {
       admission.release();
       if (finished.outcome.status === 'completed') launch.budget?.record((performance.now() - started) / 1000);
       launch.recorder.record(task, rolloutIndex, finished);

@@ -19,6 +19,7 @@ import {
   removeRows,
   type RunManifest,
 } from './output-files.ts';
+import { PriorFailures, readPriorFailures } from './prior-failures.ts';
 
 export interface OutputFiles {
   output: JsonlAppender;
@@ -26,13 +27,15 @@ export interface OutputFiles {
   /** The rollouts an earlier run completed (none unless resumed). */
   done: CompletedRollouts;
   resumed: boolean;
+  /** What the earlier run's failures say: the terminal ones (not run again) and each retry's attempt index. */
+  prior: PriorFailures;
   /** The output file and the start of the run it holds: what a distributed run names its jobs by. */
   runId: string;
 }
 
 export async function openOutputFiles(
   paths: OutputPaths,
-  options: Pick<CollectOptions, 'input' | 'resume' | 'overwrite' | 'limit' | 'agentName' | 'responsesCreateParams' | 'numRepeatsAddSeed' | 'retryInvalidJudgeResponses'>,
+  options: Pick<CollectOptions, 'input' | 'resume' | 'overwrite' | 'limit' | 'agentName' | 'responsesCreateParams' | 'numRepeatsAddSeed' | 'retryInvalidJudgeResponses' | 'retryTerminalTimeouts'>,
   routing: RoutingPlan,
   metrics: MetricsAccumulator,
   warn: (message: string) => void,
@@ -75,15 +78,28 @@ export async function openOutputFiles(
   }
   // A run started over must not leave the last run's aggregate file for `gym eval compare` to read.
   if (!resumed) rmSync(paths.aggregateMetrics, { force: true });
+  const prior = new PriorFailures();
+  const retryTerminalTimeouts = options.retryTerminalTimeouts === true;
+  if (resumed) await readPriorFailures(paths.failures, prior, retryTerminalTimeouts);
   if (resumed && options.retryInvalidJudgeResponses) {
-    // Before the appender opens the output: the rewrite replaces the file it would append to.
-    const moved = await removeRows(paths.output, (row) => Boolean(row.invalid_judge_response));
+    // Before the appender opens the output: the rewrite replaces the file it would append to. A row taken out is a
+    // failed attempt (upstream moves it to its sidecar as judge_invalid), so its retry carries the next attempt index.
+    const moved = await removeRows(paths.output, (row) => {
+      if (!row.invalid_judge_response) return false;
+      prior.add({ ...row, _ng_failure_class: 'judge_invalid', _ng_failure_terminal: false }, '', retryTerminalTimeouts);
+      return true;
+    });
     if (moved > 0) warn(`retry_invalid_judge_responses: ${moved} rows flagged invalid_judge_response left ${paths.output} and run again.`);
   }
   const output = await JsonlAppender.open(paths.output, { truncate: !resumed });
   const done = resumed ? await readCompletedRollouts(paths.output, (row) => metrics.add(row)) : new CompletedRollouts();
-  // Failures of an earlier attempt are retried now, so the failures file lists only what still fails.
+  // Failures of an earlier attempt are retried now, so the failures file lists only what still fails: the
+  // terminal ones, which are not run again, and what fails in this run.
   const failures = await JsonlAppender.open(paths.failures, { truncate: true, lazy: true });
+  for (const line of prior.terminalLines) failures.append(line);
+  if (prior.terminalCount > 0) {
+    warn(`${prior.terminalCount} rollouts failed terminally in an earlier run (_ng_failure_terminal in ${paths.failures}) and are not run again${retryTerminalTimeouts ? '' : '; +retry_terminal_timeouts=true retries the timeouts among them'}.`);
+  }
   const runId = createHash('sha256').update(`${resolve(paths.output)}\n${startedAt}`).digest('hex').slice(0, 16);
-  return { output, failures, done, resumed, runId };
+  return { output, failures, done, resumed, prior, runId };
 }

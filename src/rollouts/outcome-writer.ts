@@ -46,12 +46,17 @@ export class OutcomeWriter {
       return;
     }
     this.ordered?.resolve(key, undefined);
+    const declared = outcome.failure.declared;
+    const attemptIndex = this.files?.prior.attemptOf(task.taskIndex, rolloutIndex);
     this.files?.failures.append(
       JSON.stringify({
+        // An agent's own failure record keeps its fields (_ng_failure_terminal, elapsed_seconds, ...) and its class.
+        ...declared,
         _ng_task_index: task.taskIndex,
         _ng_rollout_index: rolloutIndex,
+        ...(attemptIndex === undefined ? {} : { _ng_attempt_index: attemptIndex }),
         agent_ref: { name: task.agent },
-        _ng_failure_class: outcome.failure.failureClass,
+        _ng_failure_class: declared?._ng_failure_class ?? outcome.failure.failureClass,
         error: outcome.failure.message,
         status: outcome.failure.status ?? null,
         code: outcome.failure.code ?? null,

@@ -28,9 +28,9 @@ export class RetryingRunner implements RolloutRunner {
     private readonly signal: StopSignal,
   ) {}
 
-  async run(task: Task, rolloutIndex: number): Promise<FinishedRollout> {
+  async run(task: Task, rolloutIndex: number, attemptIndex?: number): Promise<FinishedRollout> {
     const options = this.options;
-    const request = rolloutRequest(task, rolloutIndex);
+    const request = rolloutRequest(task, rolloutIndex, attemptIndex);
     const timeoutMs = options.rolloutTimeoutMs === undefined ? this.client.defaultTimeoutMs : options.rolloutTimeoutMs;
     const maxRetries = options.maxRetries ?? 3;
     const started = performance.now();

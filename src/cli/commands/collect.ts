@@ -128,7 +128,7 @@ const Parameters = z.object({
   retry_terminal_timeouts: z
     .boolean()
     .default(false)
-    .describe("On resume, upstream retries timeouts its failures sidecar stamps terminal; ngym's failure records are never terminal and resume retries every one, so both values behave alike."),
+    .describe("On resume, also retry the failures an agent stamped terminal (_ng_failure_terminal) when they are timeouts (timeout_exceeded) or environment faults (reference_missing, eval_missing, transport_ineligible); a skipped sample stays failed. Without it a terminal failure is kept in <stem>_failures.jsonl and not run again; the others are always retried."),
   dispatch_budget_s: z
     .number()
     .min(0)
@@ -200,11 +200,15 @@ function reportSummary(summary: CollectionSummary, write: (text: string) => void
     write(`\n${summary.failed} rollouts failed after their retries (${classes}); they are listed in ${summary.paths?.failures} and are not in the output.\n`);
     code = 1;
   }
+  if (summary.terminal > 0) {
+    write(`\n${summary.terminal} rollouts failed terminally in an earlier run and were not run again; they stay listed in ${summary.paths?.failures}.\n`);
+    code = 1;
+  }
   if (summary.notStarted > 0) {
     write(`\nStopped early (${summary.stoppedBecause}); ${summary.notStarted} rollouts were not started.\n`);
     code = 1;
   }
-  if (code !== 0) write('Run the same command with +resume=true to retry what is missing; completed rollouts are kept.\n');
+  if (code !== 0 && summary.failed + summary.notStarted + summary.invalidInputs.length > 0) write('Run the same command with +resume=true to retry what is missing; completed rollouts are kept.\n');
   return code;
 }
 
@@ -308,6 +312,7 @@ Example:
       dispatchBudgetSeconds: parameters.dispatch_budget_s,
       drainMarginSeconds: parameters.drain_margin_s,
       retryInvalidJudgeResponses: parameters.retry_invalid_judge_responses,
+      retryTerminalTimeouts: parameters.retry_terminal_timeouts,
       disableAggregation: parameters.disable_aggregation,
       routeFailuresToSidecar: parameters.route_failures_to_sidecar,
       // As upstream, a run that skips aggregation skips the health check too.
@@ -329,7 +334,7 @@ Example:
         await recordCollection(globalConfig, summary, tracking, { write: (text) => process.stdout.write(text), warn: (line) => process.stderr.write(`Warning: ${line}\n`) });
       }
       if (parameters.require_complete && code !== 0) {
-        const expected = summary.completed + summary.skipped + summary.failed + summary.notStarted;
+        const expected = summary.completed + summary.skipped + summary.failed + summary.notStarted + summary.terminal;
         process.stderr.write(`EVAL FAILED: ${summary.completed + summary.skipped}/${expected} samples completed. Partial artifacts retained at ${parameters.output_jsonl_fpath}.\n`);
       }
       return code;
