@@ -154,10 +154,7 @@ export function subjectOf(task: TaskIndex, rollout?: TaskIndex): Finding['subjec
   return rollout === undefined ? { _ng_task_index: task } : { _ng_task_index: task, _ng_rollout_index: rollout };
 }
 
-/** What a check answers when the rollout does not carry what it reads. */
-const UNOBSERVED = 'unobserved';
-
-type RolloutCheck = (rollout: RolloutView, subject: Finding['subject']) => Finding[] | typeof UNOBSERVED;
+type RolloutCheck = (rollout: RolloutView, subject: Finding['subject']) => Finding[];
 
 /** A rollout as the checks read it. */
 interface RolloutView {
@@ -183,14 +180,9 @@ const ROLLOUT_CHECKS: Record<string, RolloutCheck> = {
   rollout_ended_on_failed_model_call: (view, subject) => (view.failed ? [finding('rollout_ended_on_failed_model_call', subject, failureDetail(view), view.callLocator)] : []),
   agent_turn_hollow: (view, subject) =>
     view.turns.flatMap((turn, index) => (hasText(turn) || hasToolCall(turn) ? [] : [finding('agent_turn_hollow', subject, { reason: 'model turn without text or tool calls' }, { turn: index + 1 })])),
-  // A response without a usage object (a model server that reports none) shows no token counts to check: upstream
-  // 0.7.0 reports its calls unobserved for the token checks, not as calls missing their counts.
-  model_call_zero_completion_tokens: (view, subject) => {
-    if (!isDict(view.response.usage)) return UNOBSERVED;
-    return usageTokens(view.response.usage).completion === 0 ? [finding('model_call_zero_completion_tokens', subject, { completion_tokens: 0 }, view.callLocator)] : [];
-  },
+  model_call_zero_completion_tokens: (view, subject) =>
+    usageTokens(view.response.usage).completion === 0 ? [finding('model_call_zero_completion_tokens', subject, { completion_tokens: 0 }, view.callLocator)] : [],
   model_call_missing_token_counts: (view, subject) => {
-    if (!isDict(view.response.usage)) return UNOBSERVED;
     const { prompt, completion } = usageTokens(view.response.usage);
     const missing = [...(prompt === undefined ? ['prompt_tokens'] : []), ...(completion === undefined ? ['completion_tokens'] : [])];
     return missing.length > 0 ? [finding('model_call_missing_token_counts', subject, { missing }, view.callLocator)] : [];
@@ -257,9 +249,7 @@ export function checkRecord(record: Json, subject: Finding['subject'], options: 
       continue;
     }
     try {
-      const found = run(view, subject);
-      if (found === UNOBSERVED) unobserved.push(check.id);
-      else findings.push(...found);
+      findings.push(...run(view, subject));
     } catch (error) {
       unobserved.push(check.id);
       if (!options.ignored.has('check_execution_error')) {
