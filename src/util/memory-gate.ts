@@ -52,6 +52,12 @@ export interface MemoryGateOptions {
   onWait?: () => void;
   /** Called when admission starts and stops holding work back (logs). */
   onHold?: (holding: boolean, residentBytes: number) => void;
+  /**
+   * How many pieces in flight have shown their memory in the reading, when the reading counts what work makes
+   * elsewhere and the time since a piece started says nothing of it (a rollout's sandbox box takes from a second to
+   * many to exist, with its memory). Given, it replaces the SETTLE_MS rule; for a gate with one kind of work.
+   */
+  shownPieces?: () => number;
 }
 
 let fullCollection: (() => void) | undefined;
@@ -80,6 +86,8 @@ class WorkKind {
   private readonly recentStarts: number[] = [];
   private recentHead = 0;
 
+  constructor(private readonly shownPieces: (() => number) | undefined) {}
+
   observe(bytes: number, now: number): void {
     const decayed = this.perPieceBytes * 0.5 ** ((now - this.perPieceAt) / PER_PIECE_HALF_LIFE_MS);
     this.perPieceBytes = Math.max(bytes, decayed);
@@ -95,6 +103,7 @@ class WorkKind {
 
   /** Pieces in flight started in the last SETTLE_MS: too recent to show in a reading. */
   unsettled(now: number): number {
+    if (this.shownPieces !== undefined) return this.inFlight - Math.min(this.inFlight, this.shownPieces());
     this.trim(now);
     return Math.min(this.inFlight, this.recentStarts.length - this.recentHead);
   }
@@ -178,7 +187,7 @@ export class MemoryGate {
     let kind = this.kinds.get(name);
     if (kind === undefined) {
       if (this.kinds.size >= MAX_KINDS) return this.kindNamed(SHARED_KIND);
-      kind = new WorkKind();
+      kind = new WorkKind(this.options.shownPieces);
       this.kinds.set(name, kind);
     }
     return kind;
@@ -230,6 +239,9 @@ export class MemoryGate {
       if (kind.inFlight === 0) continue;
       const shown = kind.inFlight > kind.unsettled(now);
       if (shown) kind.calibrated = true;
+      // Counted by what shows (shownPieces), a reading before any piece shows says nothing: its near nothing would
+      // wear the estimate down while boxes are still being made.
+      if (!shown && this.options.shownPieces !== undefined) continue;
       if (Number.isFinite(this.idleBytes)) kind.observe(shown ? above / settled : above / this.inFlight, now);
     }
   }

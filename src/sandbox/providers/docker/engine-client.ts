@@ -151,6 +151,17 @@ export class EngineClient {
     return this.call('GET', '/containers/json', { query: { all: String(all), filters: JSON.stringify({ label: labels }) } });
   }
 
+  /** The memory a running container uses now (the engine's one-shot stats); undefined when it is gone or has no figure. */
+  async containerMemoryUsage(id: string): Promise<number | undefined> {
+    try {
+      const stats = await this.call<{ memory_stats?: { usage?: number } }>('GET', `/containers/${encodeURIComponent(id)}/stats`, { query: { stream: 'false', 'one-shot': 'true' } });
+      return stats.memory_stats?.usage;
+    } catch (error) {
+      if (error instanceof EngineResponseError && (error.status === 404 || error.status === 409)) return undefined;
+      throw error;
+    }
+  }
+
   /** Removes a container (killing it first); false when there was none. */
   async removeContainer(id: string): Promise<boolean> {
     try {
