@@ -9,7 +9,9 @@
  * server (the sandbox is the environment).
  *
  * `env: local` runs the repository from `repos_dir/<repo>` in a bubblewrap box; `env: docker|podman` runs
- * the instance's SWE-bench image with the container provider.
+ * the instance's SWE-bench image with the container provider. `env: sandbox` (upstream mini_swe_agent_2's value)
+ * works in the box the resources server's `/seed_session` made and takes the reward from its `/verify`
+ * (task-box.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -24,6 +26,7 @@ import {
   normalizeInput,
   raiseForStatus,
   RawJson,
+  refusedRow,
   type RequestContext,
   ResourcesServerRef,
   Response,
@@ -33,6 +36,8 @@ import {
   Sandbox,
   sandboxConfigSchema,
   type SandboxFile,
+  type SandboxProvider,
+  sandboxProviderFor,
   type SandboxRunResult,
   type SandboxSession,
   Semaphore,
@@ -43,6 +48,7 @@ import {
 import { pythonLstrip, pythonSplitlines, pythonStrip } from 'ngym/python-compat';
 import * as z from 'zod';
 import { evalReport, evalScript, type Instance, type InstanceReport, isResolved, testList } from './evaluation.ts';
+import { adoptTaskBox, type CommandOutcome, runInTaskBox, SandboxEnvironmentKwargs } from './task-box.ts';
 import { DEFAULT_TEMPLATES_PATH, loadTemplates, observation, render, type Templates } from './templates.ts';
 
 const WORKDIR = '/testbed';
@@ -65,10 +71,14 @@ export const COMMIT_IDENTITY = {
 
 const config = {
   model_server: ModelServerRef,
-  /** Older upstream configs name a (dummy) resources server; it is never called. */
+  /** env sandbox: the server whose box the agent works in and whose /verify grades it; otherwise never called. */
   resources_server: ResourcesServerRef.optional(),
-  /** local: bubblewrap and `repos_dir`; docker/podman: the instance's SWE-bench image. */
-  env: z.enum(['local', 'docker', 'podman', 'singularity']).default('local'),
+  /** local: bubblewrap and `repos_dir`; docker/podman: the instance's SWE-bench image; sandbox: the resources server's box. */
+  env: z.enum(['local', 'docker', 'podman', 'singularity', 'sandbox']).default('local'),
+  /** env sandbox: the sandbox block the resources server makes its boxes with (unset: the one its seed answer names). */
+  sandbox_provider: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).nullish(),
+  /** env sandbox: upstream mini_swe_agent_2's `cwd`, `user`, `conda_env`, `activate_conda`, `env` for each command. */
+  sandbox_environment_kwargs: SandboxEnvironmentKwargs,
   concurrency: z.number().int().positive().default(16),
   /** Singularity only (not supported); accepted for upstream's configs. */
   cache_dir_template: z.string().nullable().optional(),
@@ -90,7 +100,10 @@ const config = {
 type Config = ServerConfigOf<typeof config>;
 
 interface State {
-  sandbox: Sandbox;
+  /** env local, docker, podman: the sandbox sessions are opened in. */
+  sandbox: Sandbox | undefined;
+  /** env sandbox: the provider the resources server's boxes are adopted with (undefined: the seed answer's). */
+  boxProvider: SandboxProvider | undefined;
   templates: Templates;
   slots: Semaphore;
 }
@@ -111,6 +124,21 @@ const Row = z.looseObject({
   subset: z.string().optional(),
 });
 type Row = z.infer<typeof Row> & RunRequest;
+
+/** env sandbox: the row goes to the resources server as it is; the agent reads only these fields of it. */
+const BoxRow = z.looseObject({
+  instance_id: z.string().min(1),
+  problem_statement: z.string().optional(),
+  patch: z.string().optional(),
+});
+type BoxRow = z.infer<typeof BoxRow> & RunRequest;
+
+/** What the agent loop reads of a row. */
+interface Task {
+  instance_id: string;
+  problem_statement?: string | undefined;
+  responses_create_params: RunRequest['responses_create_params'];
+}
 
 function invalid(message: string): NgymError {
   return new NgymError('NGYM_INVALID_REQUEST', message, { status: 422 });
@@ -157,8 +185,8 @@ function repositoryFiles(directory: string): SandboxFile[] {
 }
 
 /** The instance's session: its repository at /testbed at `base_commit`. */
-async function openWorkspace(row: Row, state: State, agentConfig: Config): Promise<SandboxSession> {
-  if (agentConfig.env !== 'local') return state.sandbox.openSession({ image: imageName(row), workspace: 'image', workdir: WORKDIR });
+async function openWorkspace(row: Row, sandbox: Sandbox, agentConfig: Config): Promise<SandboxSession> {
+  if (agentConfig.env !== 'local') return sandbox.openSession({ image: imageName(row), workspace: 'image', workdir: WORKDIR });
   if (row.repo === undefined) throw invalid(`Instance ${row.instance_id} has no repo (env local copies repos_dir/<repo>).`);
   const root = resolve(agentConfig.repos_dir);
   const directory = resolve(root, row.repo);
@@ -169,7 +197,7 @@ async function openWorkspace(row: Row, state: State, agentConfig: Config): Promi
   } catch (error) {
     throw invalid(`Instance ${row.instance_id}: cannot read its repository ${directory}: ${(error as Error).message}`);
   }
-  const session = await state.sandbox.openSession({ workdir: WORKDIR });
+  const session = await sandbox.openSession({ workdir: WORKDIR });
   try {
     const setup = await session.run({
       command: ['bash', '-c', 'git init -q -b main && git add -A && git commit -q -m base && git rev-parse HEAD'],
@@ -207,6 +235,8 @@ function cleanOutput(output: string): string {
 
 interface AgentRun {
   conversation: ResponseItem[];
+  /** The messages before the model's first turn (the rollout's `responses_create_params.input`). */
+  promptLength: number;
   usage: ResponseUsage | null;
   model: string;
   exitStatus: 'Submitted' | 'LimitsExceeded' | 'CollapseContinued';
@@ -214,16 +244,28 @@ interface AgentRun {
   result: string;
 }
 
-async function runAgent(row: Row, session: SandboxSession, context: Context): Promise<AgentRun> {
+/** Runs one of the model's commands where the instance's repository is. */
+type RunCommand = (action: string) => Promise<CommandOutcome>;
+
+/** A command in a sandbox session: `bash -lc`, stdout and stderr together, within `step_timeout`. */
+function sessionCommand(session: SandboxSession, seconds: number): RunCommand {
+  return async (action) => {
+    const result = await session.run({ command: ['bash', '-lc', action], mergeStderr: true, env: COMMAND_ENV, limits: { wallSeconds: seconds, cpuSeconds: seconds } });
+    return { timedOut: result.status === 'wall_timeout', output: result.stdout, returnCode: returnCode(result) };
+  };
+}
+
+async function runAgent(row: Task, runCommand: RunCommand, context: Context): Promise<AgentRun> {
   const { config: agentConfig, state } = context;
   const params = row.responses_create_params;
   const given = normalizeInput(params.input);
+  if (given.length === 0 && row.problem_statement === undefined) throw invalid(`Instance ${row.instance_id} has neither a problem_statement nor responses_create_params.input: the model would have no task.`);
   const conversation: ResponseItem[] =
     given.length > 0
       ? [...given]
       : [
           { role: 'system', content: render(state.templates.system_template, {}) } as ResponseItem,
-          { role: 'user', content: render(state.templates.instance_template, { task: row.problem_statement }) } as ResponseItem,
+          { role: 'user', content: render(state.templates.instance_template, { task: row.problem_statement ?? '' }) } as ResponseItem,
         ];
   let usage: ResponseUsage | null = null;
   let model = '';
@@ -232,9 +274,10 @@ async function runAgent(row: Row, session: SandboxSession, context: Context): Pr
   // only ever caught when the first `collapse_limit` commands are all the same: reproduced as it runs.
   const recent: string[] = [];
   let collapseWarnings = 0;
+  const promptLength = conversation.length;
   const end = (exitStatus: AgentRun['exitStatus'], result: string): AgentRun => {
     conversation.push(userMessage(result));
-    return { conversation, usage, model, exitStatus, result };
+    return { conversation, promptLength, usage, model, exitStatus, result };
   };
 
   for (;;) {
@@ -276,16 +319,15 @@ async function runAgent(row: Row, session: SandboxSession, context: Context): Pr
       collapseWarnings = 0;
     }
 
-    const seconds = agentConfig.step_timeout;
-    const result = await session.run({ command: ['bash', '-lc', action], mergeStderr: true, env: COMMAND_ENV, limits: { wallSeconds: seconds, cpuSeconds: seconds } });
-    if (result.status === 'wall_timeout') {
-      conversation.push(userMessage(render(state.templates.timeout_template, { "action['action']": action, output: result.stdout })));
+    const result = await runCommand(action);
+    if (result.timedOut) {
+      conversation.push(userMessage(render(state.templates.timeout_template, { "action['action']": action, output: result.output })));
       continue;
     }
-    const output = cleanOutput(result.stdout);
+    const output = cleanOutput(result.output);
     const lines = pythonSplitlines(pythonLstrip(output), true);
     if (lines.length > 0 && SUBMIT_MARKERS.includes(pythonStrip(lines[0] as string))) return end('Submitted', lines.slice(1).join(''));
-    conversation.push(userMessage(observation(returnCode(result), output)));
+    conversation.push(userMessage(observation(result.returnCode, output)));
   }
 }
 
@@ -325,7 +367,7 @@ function rolloutResponse(run: AgentRun, temperature: number, topP: number): Reco
     metadata: {},
     model: run.model,
     object: 'response',
-    output: run.conversation.slice(2),
+    output: run.conversation.slice(run.promptLength),
     parallel_tool_calls: true,
     temperature,
     tool_choice: 'auto',
@@ -350,22 +392,73 @@ function rolloutResponse(run: AgentRun, temperature: number, topP: number): Reco
   };
 }
 
+/**
+ * env sandbox: seed the resources server's session, adopt its box, run the agent there (or apply the gold patch, with
+ * `run_golden`), let go of the box and return the server's `/verify` answer, the reward SWE-bench grading gives.
+ */
+async function runInServerBox(request: RunRequest, context: Context): Promise<RawJson> {
+  const parsed = BoxRow.safeParse(request);
+  if (!parsed.success) throw invalid(`Not a task row: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  const row = parsed.data as BoxRow;
+  const { config: agentConfig, state } = context;
+  const server = (agentConfig.resources_server as { name: string }).name;
+  return state.slots.run(async () => {
+    const cookies = context.cookies.clone();
+    const seeded = raiseForStatus(refusedRow(await context.client.post(server, '/seed_session', row, { cookies })));
+    cookies.merge(seeded.cookies);
+    const box = await adoptTaskBox(row.instance_id, seeded.json<unknown>(), state.boxProvider);
+    let agentRun: AgentRun;
+    try {
+      const runCommand: RunCommand = (action) => runInTaskBox(box, row.instance_id, action, agentConfig.step_timeout, agentConfig.sandbox_environment_kwargs, COMMAND_ENV);
+      if (agentConfig.run_golden) {
+        if (row.patch === undefined) throw invalid(`Instance ${row.instance_id} has no gold patch (run_golden).`);
+        const applied = await runCommand(`git apply - <<'NGYM_GOLD_PATCH'\n${row.patch.endsWith('\n') ? row.patch : `${row.patch}\n`}NGYM_GOLD_PATCH`);
+        if (applied.timedOut || applied.returnCode !== 0) throw invalid(`Instance ${row.instance_id}: its gold patch does not apply in the task's box: ${applied.output.trim().slice(0, 500)}`);
+        agentRun = { conversation: [], promptLength: 0, usage: null, model: '', exitStatus: 'Submitted', result: row.patch };
+      } else {
+        agentRun = await runAgent(row, runCommand, context);
+      }
+    } finally {
+      // The server made the box and ends it at /verify: only the adoption is let go of here.
+      await box.disconnect();
+    }
+    const params = row.responses_create_params;
+    const verified = raiseForStatus(
+      refusedRow(
+        await context.client.post(
+          server,
+          '/verify',
+          {
+            ...row,
+            responses_create_params: { ...params, input: agentRun.conversation.slice(0, agentRun.promptLength) },
+            response: rolloutResponse(agentRun, params.temperature ?? DEFAULT_SAMPLING, params.top_p ?? DEFAULT_SAMPLING),
+          },
+          { cookies },
+        ),
+      ),
+    );
+    context.responseCookies.merge(cookies);
+    return new RawJson(verified.text);
+  });
+}
+
 async function run(request: RunRequest, context: Context): Promise<RawJson> {
+  if (context.config.env === 'sandbox') return runInServerBox(request, context);
   const parsed = Row.safeParse(request);
   if (!parsed.success) throw invalid(`Not a SWE-bench instance row: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   const row = parsed.data as Row;
   const instance = instanceOf(row);
   const { config: agentConfig, state } = context;
   return state.slots.run(async () => {
-    const session = await openWorkspace(row, state, agentConfig);
+    const session = await openWorkspace(row, state.sandbox as Sandbox, agentConfig);
     try {
       const agentRun: AgentRun = agentConfig.run_golden
-        ? { conversation: [], usage: null, model: '', exitStatus: 'Submitted', result: row.patch ?? '' }
-        : await runAgent(row, session, context);
+        ? { conversation: [], promptLength: 0, usage: null, model: '', exitStatus: 'Submitted', result: row.patch ?? '' }
+        : await runAgent(row, sessionCommand(session, agentConfig.step_timeout), context);
       const evaluation = await evaluate(row, instance, session, agentRun.result, agentConfig);
       const params = row.responses_create_params;
       const rollout = {
-        responses_create_params: { ...params, input: agentRun.conversation.slice(0, 2) },
+        responses_create_params: { ...params, input: agentRun.conversation.slice(0, agentRun.promptLength) },
         response: rolloutResponse(agentRun, params.temperature ?? DEFAULT_SAMPLING, params.top_p ?? DEFAULT_SAMPLING),
         reward: isResolved(row.instance_id, evaluation.eval_report) ? 1.0 : 0.0,
         instance_id: row.instance_id,
@@ -381,18 +474,27 @@ async function run(request: RunRequest, context: Context): Promise<RawJson> {
 export default defineAgent({
   className: 'MiniSWEAgent',
   config,
-  setup: async ({ config: agentConfig }): Promise<State> => {
+  setup: async ({ config: agentConfig, globalConfig }): Promise<State> => {
     if (agentConfig.env === 'singularity') {
       throw new ConfigError('NGYM_CONFIG_INVALID', 'mini_swe_agent: env singularity is not supported by ngym; use env local (bubblewrap) or docker/podman with SWE-bench images.', { key: 'env' });
     }
     const templates = loadTemplates(agentConfig.templates_fpath ?? DEFAULT_TEMPLATES_PATH);
+    const slots = new Semaphore(agentConfig.concurrency);
+    if (agentConfig.env === 'sandbox') {
+      if (agentConfig.resources_server === undefined) {
+        throw new ConfigError('NGYM_CONFIG_INVALID', 'mini_swe_agent: env sandbox works in the box its resources server makes: set resources_server (e.g. swebench_resources_server).', { key: 'resources_server' });
+      }
+      const boxProvider = agentConfig.sandbox_provider === undefined || agentConfig.sandbox_provider === null ? undefined : sandboxProviderFor(agentConfig.sandbox_provider, globalConfig).provider;
+      return { sandbox: undefined, boxProvider, templates, slots };
+    }
     // Sessions get boxes of their own (their work directory is /testbed): no pool of /work boxes.
     const sandboxConfig = { ...agentConfig.sandbox, provider: agentConfig.env === 'local' ? ('bubblewrap' as const) : agentConfig.env, pool_size: 0 };
     // Container images are per instance, so only the local provider can be checked at start.
     const sandbox = agentConfig.env === 'local' ? await Sandbox.checkedFromConfig(sandboxConfig) : Sandbox.fromConfig(sandboxConfig);
-    return { sandbox, templates, slots: new Semaphore(agentConfig.concurrency) };
+    return { sandbox, boxProvider: undefined, templates, slots };
   },
-  close: async (state) => state.sandbox.close(),
+  // The provider's aclose ends only boxes it made: the adopted ones are the resources server's.
+  close: async (state) => Promise.all([state.sandbox?.close(), state.boxProvider?.aclose()]).then(() => {}),
   responses: async () => {
     throw new NgymError('NGYM_INVALID_REQUEST', 'mini_swe_agent runs whole instances through /run only; it has no /v1/responses loop.', { status: 501 });
   },
