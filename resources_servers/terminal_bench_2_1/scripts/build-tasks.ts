@@ -13,8 +13,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { callServer, startInProcessGym } from 'ngym/testing';
-import { PACKAGE_ROOT } from '../../../src/util/package-root.ts';
-import { type Row, solutionModel, taskNames, taskRow } from './task-rows.ts';
+import { PACKAGE_ROOT, type Row, solutionModel, taskNames, taskRow } from './task-rows.ts';
 
 const log = (line: string) => process.stderr.write(`[terminal build-tasks] ${line}\n`);
 

@@ -3,11 +3,13 @@
  * that works a task as an agent would, running the task's solution/solve.sh with the `bash` tool, or giving up.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ResponseItem } from 'ngym';
 import { assistantMessage, functionCall, scriptedModel, usage } from 'ngym/testing';
-import { PACKAGE_ROOT } from '../../../src/util/package-root.ts';
 
+/** The package root: task folders are named relative to it in rows, as the server reads them. */
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const TASKS = 'resources_servers/terminal_bench_2_1/tasks';
 
 const BASH_TOOL = {
