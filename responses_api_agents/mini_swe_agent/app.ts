@@ -406,37 +406,46 @@ async function runInServerBox(request: RunRequest, context: Context): Promise<Ra
     const cookies = context.cookies.clone();
     const seeded = raiseForStatus(refusedRow(await context.client.post(server, '/seed_session', row, { cookies })));
     cookies.merge(seeded.cookies);
-    const box = await adoptTaskBox(row.instance_id, seeded.json<unknown>(), state.boxProvider);
+    const params = row.responses_create_params;
+    const verify = async (agentRun: AgentRun) =>
+      raiseForStatus(
+        refusedRow(
+          await context.client.post(
+            server,
+            '/verify',
+            {
+              ...row,
+              responses_create_params: { ...params, input: agentRun.conversation.slice(0, agentRun.promptLength) },
+              response: rolloutResponse(agentRun, params.temperature ?? DEFAULT_SAMPLING, params.top_p ?? DEFAULT_SAMPLING),
+            },
+            { cookies },
+          ),
+        ),
+      );
     let agentRun: AgentRun;
     try {
-      const runCommand: RunCommand = (action) => runInTaskBox(box, row.instance_id, action, agentConfig.step_timeout, agentConfig.sandbox_environment_kwargs, COMMAND_ENV);
-      if (agentConfig.run_golden) {
-        if (row.patch === undefined) throw invalid(`Instance ${row.instance_id} has no gold patch (run_golden).`);
-        const applied = await runCommand(`git apply - <<'NGYM_GOLD_PATCH'\n${row.patch.endsWith('\n') ? row.patch : `${row.patch}\n`}NGYM_GOLD_PATCH`);
-        if (applied.timedOut || applied.returnCode !== 0) throw invalid(`Instance ${row.instance_id}: its gold patch does not apply in the task's box: ${applied.output.trim().slice(0, 500)}`);
-        agentRun = { conversation: [], promptLength: 0, usage: null, model: '', exitStatus: 'Submitted', result: row.patch };
-      } else {
-        agentRun = await runAgent(row, runCommand, context);
+      const box = await adoptTaskBox(row.instance_id, seeded.json<unknown>(), state.boxProvider);
+      try {
+        const runCommand: RunCommand = (action) => runInTaskBox(box, row.instance_id, action, agentConfig.step_timeout, agentConfig.sandbox_environment_kwargs, COMMAND_ENV);
+        if (agentConfig.run_golden) {
+          if (row.patch === undefined) throw invalid(`Instance ${row.instance_id} has no gold patch (run_golden).`);
+          const applied = await runCommand(`git apply - <<'NGYM_GOLD_PATCH'\n${row.patch.endsWith('\n') ? row.patch : `${row.patch}\n`}NGYM_GOLD_PATCH`);
+          if (applied.timedOut || applied.returnCode !== 0) throw invalid(`Instance ${row.instance_id}: its gold patch does not apply in the task's box: ${applied.output.trim().slice(0, 500)}`);
+          agentRun = { conversation: [], promptLength: 0, usage: null, model: '', exitStatus: 'Submitted', result: row.patch };
+        } else {
+          agentRun = await runAgent(row, runCommand, context);
+        }
+      } finally {
+        // The server made the box and ends it at /verify: only the adoption is let go of here.
+        await box.disconnect();
       }
-    } finally {
-      // The server made the box and ends it at /verify: only the adoption is let go of here.
-      await box.disconnect();
+    } catch (error) {
+      // The server ends its box (and the session) at /verify: asked to, so a failed rollout leaves no box behind
+      // until the server's ttl; its grade is not the rollout's, which fails with the cause.
+      await verify({ conversation: [], promptLength: 0, usage: null, model: '', exitStatus: 'LimitsExceeded', result: '' }).catch(() => {});
+      throw error;
     }
-    const params = row.responses_create_params;
-    const verified = raiseForStatus(
-      refusedRow(
-        await context.client.post(
-          server,
-          '/verify',
-          {
-            ...row,
-            responses_create_params: { ...params, input: agentRun.conversation.slice(0, agentRun.promptLength) },
-            response: rolloutResponse(agentRun, params.temperature ?? DEFAULT_SAMPLING, params.top_p ?? DEFAULT_SAMPLING),
-          },
-          { cookies },
-        ),
-      ),
-    );
+    const verified = await verify(agentRun);
     context.responseCookies.merge(cookies);
     return new RawJson(verified.text);
   });
