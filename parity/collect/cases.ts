@@ -186,16 +186,16 @@ export const CASES: CollectCase[] = [
   },
   {
     name: 'count_failure_classes_as_zero',
-    covers: 'count_failure_classes_as_zero, which ngym refuses',
-    lines: [taskLine(0, { agent: 'alpha' }), taskLine(1, { agent: 'alpha', fail: true })],
-    knobs: ['+route_failures_to_sidecar=true', "+count_failure_classes_as_zero=[agent_run_error]"],
-    known: {
-      exit_code: "ngym refuses count_failure_classes_as_zero by name before anything starts (its failure classes are not upstream's; docs/cli.md)",
-      rows: 'refused by ngym (count_failure_classes_as_zero)',
-      failures: 'refused by ngym (count_failure_classes_as_zero)',
-      aggregate_metrics: 'refused by ngym (count_failure_classes_as_zero)',
-      plan: 'refused by ngym (count_failure_classes_as_zero)',
-      warnings: 'refused by ngym (count_failure_classes_as_zero)',
-    },
+    covers: "count_failure_classes_as_zero=[agent_run_error]: the failed rollout is a 0 in the aggregate metrics (ngym's server_error is upstream's agent_run_error)",
+    lines: [taskLine(0, { agent: 'alpha' }), taskLine(1, { agent: 'alpha', fail: true }), taskLine(2, { agent: 'alpha' })],
+    knobs: ['+route_failures_to_sidecar=true', '+count_failure_classes_as_zero=[agent_run_error]', '+num_repeats=2'],
+    known: { exit_code: FAILURE_EXIT },
+  },
+  {
+    name: 'count_missing_rollouts_as_zero',
+    covers: 'count_missing_rollouts_as_zero with a dispatch budget that runs out: the rollouts not started are 0s in the aggregate metrics, with their task fields',
+    lines: tasks(4, () => ({ agent: 'alpha', delayMs: 2500 })),
+    knobs: ['+dispatch_budget_s=2', '+drain_margin_s=0', '+num_samples_in_parallel=1', '+count_missing_rollouts_as_zero=true'],
+    known: { exit_code: FAILURE_EXIT },
   },
 ];

@@ -96,6 +96,14 @@ export interface CollectOptions {
    * fault (upstream's retry_terminal_timeouts); otherwise a terminal failure stays failed and is not run again.
    */
   retryTerminalTimeouts?: boolean;
+  /**
+   * Failure classes whose rollouts count as a reward of 0 in the aggregate metrics (upstream's
+   * count_failure_classes_as_zero; its agent_run_error and agent_request_failed map to ngym's classes, see
+   * counted-zeros.ts). The output and the failures file are unchanged.
+   */
+  countFailureClassesAsZero?: readonly string[];
+  /** Rollouts this run did not start count as a reward of 0 in the aggregate metrics (upstream's count_missing_rollouts_as_zero). */
+  countMissingRolloutsAsZero?: boolean;
   /** Skip each agent's `/aggregate_metrics` (upstream's disable_aggregation, for shards aggregated later). */
   disableAggregation?: boolean;
   /**

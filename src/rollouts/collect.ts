@@ -31,6 +31,7 @@ import { checkDispatchBudget, DispatchBudget } from './dispatch-budget.ts';
 import { checkedRouting, type CollectOptions, connectClient } from './collect-options.ts';
 import { CollectionTally } from './collection-tally.ts';
 import { CollectionTracing } from './collection-tracing.ts';
+import { countedClassNames, failuresCountedAsZero } from './counted-zeros.ts';
 import { estimateTotalAlongside } from './estimate-total.ts';
 import type { FailureClass } from './failures.ts';
 import { finishOutputFiles } from './finish-output-files.ts';
@@ -65,6 +66,8 @@ export interface CollectionSummary {
   notStarted: number;
   /** Rollouts an earlier run recorded as failed terminally, so not run again (resume). */
   terminal: number;
+  /** Rollouts without a score counted as 0 in the aggregate metrics, as asked (count_*_as_zero). */
+  countedAsZero: { failures: number; missing: number };
   stoppedBecause: string | undefined;
   /** Metrics of the whole output file (or of this run's results when there is no file). */
   metrics: RolloutMetrics;
@@ -131,7 +134,7 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const inputFields = new Set<string>();
     const metrics = new MetricsAccumulator({ numRepeats, passThreshold: options.passThreshold, inputFields });
     const files = paths === undefined ? undefined : await openOutputFiles(paths, options, routing, metrics, warn);
-    const tally = new CollectionTally(metrics, progress);
+    const tally = new CollectionTally(metrics, progress, options.countMissingRolloutsAsZero === true);
     const stalls = startStallHandling(options, this.signal);
     const writer = new OutcomeWriter(files, options, this.signal);
     const admission = new Admission(options.concurrency, this.outcomes, writer, this.signal, memory);
@@ -172,12 +175,16 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
 
     // Every rollout in the output is in the metrics: this run's as they completed, an earlier run's from the resume pass.
     const totals = metrics.result();
+    const aggregating = paths !== undefined && files !== undefined && !options.disableAggregation;
+    // As upstream, only a run that aggregates counts anything as 0.
+    const countedFailures = aggregating ? await failuresCountedAsZero(paths.failures, countedClassNames(options.countFailureClassesAsZero ?? [])) : [];
+    const countedMissing = aggregating ? tally.missing : [];
     const aggregateMetrics =
       paths !== undefined && files !== undefined
-        ? await finishOutputFiles({ paths, sort: writer.needsSorting, client: options.disableAggregation ? undefined : client, totals, stalledAgents: stalls.stalledAgents, tally })
+        ? await finishOutputFiles({ paths, sort: writer.needsSorting, client: options.disableAggregation ? undefined : client, totals, stalledAgents: stalls.stalledAgents, tally, countedAsZero: [...countedFailures, ...countedMissing] })
         : {};
     const health = paths !== undefined && files !== undefined && options.healthCheck !== false ? await checkOutputHealth(paths.output, options.healthCheck ?? {}, warn) : undefined;
-    return { paths, ...tally.counts, invalidInputs: tally.invalidInputs, stoppedBecause: this.signal.reason, metrics: totals, aggregateMetrics, health };
+    return { paths, ...tally.counts, countedAsZero: { failures: countedFailures.length, missing: countedMissing.length }, invalidInputs: tally.invalidInputs, stoppedBecause: this.signal.reason, metrics: totals, aggregateMetrics, health };
   }
 }
 

@@ -4,6 +4,7 @@
  * metrics once its last rollout is in, so memory holds only the tasks still open.
  */
 import type { MetricsAccumulator } from '../metrics/rollout-metrics.ts';
+import { type CountedZero, missingCountedAsZero } from './counted-zeros.ts';
 import type { FailureClass } from './failures.ts';
 import type { ProgressReporter } from './progress.ts';
 import type { RolloutOutcome } from './rollout-outcome.ts';
@@ -24,6 +25,8 @@ export class CollectionTally {
     failuresByClass: {} as Partial<Record<FailureClass, number>>,
   };
   readonly invalidInputs: InvalidInput[] = [];
+  /** The rollouts not started, kept only when they are to count as 0 (count_missing_rollouts_as_zero). */
+  readonly missing: CountedZero[] = [];
   private invalidLines = 0;
   private rewardTotal = 0;
   /** Rollouts of each started task not yet in. */
@@ -33,6 +36,7 @@ export class CollectionTally {
   constructor(
     private readonly metrics: MetricsAccumulator,
     private readonly progress: ProgressReporter,
+    private readonly keepMissing = false,
   ) {}
 
   get invalidCount(): number {
@@ -64,8 +68,9 @@ export class CollectionTally {
     this.settle(taskIndex);
   }
 
-  countNotStarted(): void {
+  countNotStarted(task: Task, rolloutIndex: number): void {
     this.counts.notStarted++;
+    if (this.keepMissing) this.missing.push(missingCountedAsZero(task.taskIndex, rolloutIndex, task.agent, task.row));
   }
 
   countOutcome(outcome: RolloutOutcome): void {

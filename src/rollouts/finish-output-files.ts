@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import type { ServerClient } from '../client/server-client.ts';
 import type { RolloutMetrics } from '../metrics/rollout-metrics.ts';
 import type { CollectionTally } from './collection-tally.ts';
+import { type CountedZero, withTaskFields } from './counted-zeros.ts';
 import { type OutputPaths, readLinesWithOffsets, sortOutputFile } from './output-files.ts';
 import { verifyResponseOf } from './reward-profiles.ts';
 
@@ -20,13 +21,17 @@ export interface FinishedRun {
   /** Not asked: their /aggregate_metrics would wait on the same frozen server. */
   stalledAgents: ReadonlySet<string>;
   tally: CollectionTally;
+  /** Rollouts without a score that `/aggregate_metrics` is sent as a reward of 0 (count_*_as_zero). */
+  countedAsZero?: readonly CountedZero[];
 }
 
 /** Resolves to the agents' `/aggregate_metrics` answers. */
 export async function finishOutputFiles(run: FinishedRun): Promise<Record<string, unknown>> {
   if (run.sort) await sortOutputFile(run.paths.output);
-  const agents = Object.keys(run.totals.agents).filter((agent) => !run.stalledAgents.has(agent));
-  const aggregateMetrics = run.client === undefined ? {} : await requestAggregateMetrics(run.client, run.paths.output, agents);
+  const counted = run.countedAsZero ?? [];
+  // An agent all of whose rollouts failed is asked too when its failures count.
+  const agents = [...new Set([...Object.keys(run.totals.agents), ...counted.map((zero) => zero.agent)])].filter((agent) => !run.stalledAgents.has(agent));
+  const aggregateMetrics = run.client === undefined ? {} : await requestAggregateMetrics(run.client, run.paths.output, agents, counted);
   const { counts } = run.tally;
   writeFileSync(
     run.paths.metrics,
@@ -36,7 +41,7 @@ export async function finishOutputFiles(run: FinishedRun): Promise<Record<string
 }
 
 /** POSTs each agent's stripped results to its `/aggregate_metrics` (upstream's later API), if it serves one. */
-async function requestAggregateMetrics(client: ServerClient, outputPath: string, agents: string[]): Promise<Record<string, unknown>> {
+async function requestAggregateMetrics(client: ServerClient, outputPath: string, agents: string[], counted: readonly CountedZero[]): Promise<Record<string, unknown>> {
   const answers: Record<string, unknown> = {};
   for (const agent of agents) {
     let probe;
@@ -47,12 +52,15 @@ async function requestAggregateMetrics(client: ServerClient, outputPath: string,
     }
     if (probe.status === 404 || probe.status === 405) continue;
     const rows: Record<string, unknown>[] = [];
+    const carried = new Set<string>();
     for await (const { bytes } of readLinesWithOffsets(outputPath)) {
       if (bytes.length === 0) continue;
       const row = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
       if ((row.agent_ref as { name?: string } | undefined)?.name !== agent) continue;
+      for (const key of Object.keys(row)) carried.add(key);
       rows.push(verifyResponseOf(row));
     }
+    for (const zero of counted) if (zero.agent === agent) rows.push(withTaskFields(zero, carried));
     // In (task, rollout) order, as upstream's collector sends them: per-repeat metrics (pass@1[avg-of-k]'s spread
     // across runs) take a task's k-th rollout as run k, and the file holds rollouts in the order they finished.
     rows.sort((a, b) => Number(a._ng_task_index) - Number(b._ng_task_index) || Number(a._ng_rollout_index) - Number(b._ng_rollout_index));

@@ -110,7 +110,7 @@ export async function launchRollouts(launch: Launch): Promise<void> {
       continue;
     }
     if (launch.signal.stopping || !(await admission.admit())) {
-      tally.countNotStarted();
+      tally.countNotStarted(task, rolloutIndex);
       continue;
     }
     const drained = launch.budget?.drained();
@@ -118,7 +118,7 @@ export async function launchRollouts(launch: Launch): Promise<void> {
       // Nothing is written for it: resume starts it in the next allocation, with a whole budget ahead.
       admission.release();
       launch.signal.stop(drained);
-      tally.countNotStarted();
+      tally.countNotStarted(task, rolloutIndex);
       continue;
     }
     launch.writer.reservePlace(task.taskIndex, rolloutIndex);

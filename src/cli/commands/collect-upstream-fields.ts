@@ -35,19 +35,9 @@ const REFUSED: Record<string, RefusedField> = {
   },
   environment_server_name: { schema: z.string().nullable(), reason: ENVIRONMENT_ROUTING, harmless: isNullish },
   environment_server_routes: { schema: z.record(z.string(), z.string()), reason: ENVIRONMENT_ROUTING, harmless: isEmpty },
-  count_failure_classes_as_zero: {
-    schema: z.array(z.string()),
-    reason: "upstream's failure classes (agent_run_error, ...) are not ngym's (connection, timeout, ...), and ngym's metrics leave failures out rather than score them; the failures stay listed in <stem>_failures.jsonl",
-    harmless: isEmpty,
-  },
-  count_missing_rollouts_as_zero: {
-    schema: z.boolean(),
-    reason: "upstream counts the rows of its <stem>_materialized_inputs.jsonl that produced nothing, a file ngym (which streams its input) does not write; a run with missing rollouts exits 1 and +resume=true completes it",
-    harmless: (value) => isNullish(value) || value === false,
-  },
   dispatch_longest_first: {
     schema: z.boolean(),
-    reason: "upstream orders a resumed run by the attempt durations its failures sidecar records, which ngym's failure records do not carry",
+    reason: "upstream reads its whole plan (<stem>_materialized_inputs.jsonl) before it starts and puts the retries with the longest recorded attempts first; ngym streams its input, so the rows to retry are met in file order and cannot be moved ahead of those read before them",
     harmless: (value) => isNullish(value) || value === false,
   },
   skills: {

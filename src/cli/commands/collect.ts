@@ -141,6 +141,16 @@ const Parameters = z.object({
     .nullable()
     .default(null)
     .describe("Start no rollout with less than this left of dispatch_budget_s (null: this run's p75 rollout duration, once 5 have finished)."),
+  count_failure_classes_as_zero: z
+    .array(z.string().min(1))
+    .default([])
+    .describe(
+      "Failure classes whose rollouts count as a reward of 0 in the aggregate metrics (<stem>_aggregate_metrics.json), so they stay in the denominator; the output and <stem>_failures.jsonl are unchanged. Upstream's agent_run_error is ngym's server_error, judge_failed, rejected and invalid_result; agent_request_failed is connection, timeout and rate_limited; ngym's own class names and an agent's own (timeout_exceeded, ...) work as they are.",
+    ),
+  count_missing_rollouts_as_zero: z
+    .boolean()
+    .default(false)
+    .describe("Rollouts this run did not start (dispatch_budget_s ran out, the run stopped early) count as a reward of 0 in the aggregate metrics; a resume still runs them."),
   retry_invalid_judge_responses: z
     .boolean()
     .default(false)
@@ -184,6 +194,8 @@ function reportSummary(summary: CollectionSummary, write: (text: string) => void
     const numbers = Object.fromEntries(Object.entries(keyMetrics ?? {}).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
     write(`  ${name} key metrics: ${keyMetrics === undefined ? JSON.stringify(answer).slice(0, 2000) : formatMetrics(numbers)}\n`);
   }
+  const { failures: countedFailures, missing: countedMissing } = summary.countedAsZero;
+  if (countedFailures + countedMissing > 0) write(`  counted as a reward of 0 in the aggregate metrics: ${countedFailures} failed rollouts, ${countedMissing} not started\n`);
   if (summary.paths !== undefined) {
     write(`Rollouts: ${summary.paths.output} (${summary.completed} new, ${summary.skipped} from an earlier run)\nMetrics: ${summary.paths.metrics}\n`);
   }
@@ -313,6 +325,8 @@ Example:
       drainMarginSeconds: parameters.drain_margin_s,
       retryInvalidJudgeResponses: parameters.retry_invalid_judge_responses,
       retryTerminalTimeouts: parameters.retry_terminal_timeouts,
+      countFailureClassesAsZero: parameters.count_failure_classes_as_zero,
+      countMissingRolloutsAsZero: parameters.count_missing_rollouts_as_zero,
       disableAggregation: parameters.disable_aggregation,
       routeFailuresToSidecar: parameters.route_failures_to_sidecar,
       // As upstream, a run that skips aggregation skips the health check too.

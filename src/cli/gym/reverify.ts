@@ -30,6 +30,7 @@ import { failureFromError } from '../../rollouts/failures.ts';
 import { readJsonl } from '../../rollouts/jsonl.ts';
 import { OrderedWriter } from '../../rollouts/ordered-writer.ts';
 import { JsonlAppender, outputPathsFor } from '../../rollouts/output-files.ts';
+import { isTerminalFailure } from '../../rollouts/prior-failures.ts';
 import { headServerClient, readParameters } from '../command.ts';
 import { ATIF_PROVENANCE_KEY, atifVerifyPayloads } from './atif.ts';
 import { writeAggregateMetrics } from './evaluation.ts';
@@ -169,14 +170,6 @@ async function seedSuccesses(rolloutsPath: string, outputPath: string): Promise<
   return present;
 }
 
-/** Upstream's gate on resume: a sidecar row is terminal iff stamped, unless timeouts are to be retried. */
-function isTerminal(failure: Row, retryTerminalTimeouts: boolean): boolean {
-  if (!retryTerminalTimeouts) return failure._ng_failure_terminal === true;
-  const failureClass = failure._ng_failure_class;
-  if (failureClass === 'timeout_exceeded' || failureClass === 'reference_missing' || failureClass === 'eval_missing' || failureClass === 'transport_ineligible') return false;
-  return failureClass === 'skipped' || failure._ng_failure_terminal === true;
-}
-
 function maxAttempts(): number {
   const raw = process.env.NEMO_GYM_MAX_ROLLOUT_ATTEMPTS;
   if (raw === undefined || raw === '') return 3;
@@ -196,7 +189,7 @@ async function resumeGate(paths: { output: string; failures: string }, retryTerm
       const key = keyOf(entry.value);
       if (key === undefined) continue;
       attempts.set(key, (attempts.get(key) ?? 0) + 1);
-      if (isTerminal(entry.value, retryTerminalTimeouts)) terminal.add(key);
+      if (isTerminalFailure(entry.value, retryTerminalTimeouts)) terminal.add(key);
     }
   }
   const cap = maxAttempts();
