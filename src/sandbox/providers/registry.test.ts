@@ -99,6 +99,16 @@ describe('sandbox_provider references', () => {
     expect(sandboxReferenceProblems(inline({ docker: { exec: { default_timeout_s: 5 } } }), everyServer)).toEqual([]);
   });
 
+  it("reads the block's warm_pool beside the provider, and names a bad one", async () => {
+    const config = inline('sandbox', { sandbox: { docker: {}, warm_pool: { size: 3 } } });
+    expect(sandboxReferenceProblems(config, everyServer)).toEqual([]);
+    const { provider } = sandboxProviderFor('sandbox', config, { dockerHost: 'unix:///nonexistent.sock' });
+    expect((provider as DockerSandboxProvider).poolStats).toEqual({ hits: 0, misses: 0, made: 0 });
+    await provider.aclose();
+    expect(sandboxReferenceProblems(inline('sandbox', { sandbox: { docker: {}, warm_pool: { size: -1 } } }), everyServer)[0]).toMatch(/warm_pool must be \{size: N\}.*got \{"size":-1\}/);
+    expect(sandboxReferenceProblems(inline('sandbox', { sandbox: { docker: {}, warm_pool: { images: [] } } }), everyServer)[0]).toMatch(/warm_pool must be/);
+  });
+
   it("reads the block's image_map beside the provider, and names a bad one", async () => {
     const config = inline('sandbox', { sandbox: { docker: {}, image_map: { 'python:3.13-bookworm': 'localhost/ngym/base:bookworm' } } });
     expect(sandboxReferenceProblems(config, everyServer)).toEqual([]);

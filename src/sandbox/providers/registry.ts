@@ -27,8 +27,10 @@ import { OpenSandboxProvider } from './opensandbox/opensandbox-provider.ts';
 const DEFAULT_METADATA_KEY = 'default_metadata';
 /** ngym's key beside it: the images a config names mapped to ones this engine has (src/sandbox/images/image-map.ts). */
 export const IMAGE_MAP_KEY = 'image_map';
+/** ngym's key beside it: spares the docker provider makes ahead of need, `{size: N}` (docker/warm-pool.ts). */
+export const WARM_POOL_KEY = 'warm_pool';
 /** The keys of a sandbox block that are not a provider. */
-const RESERVED_KEYS = new Set([DEFAULT_METADATA_KEY, IMAGE_MAP_KEY]);
+const RESERVED_KEYS = new Set([DEFAULT_METADATA_KEY, IMAGE_MAP_KEY, WARM_POOL_KEY]);
 /** The top-level key that bounds the boxes of a gym run (docker) or of a provider instance (local, opensandbox). */
 const MAX_SANDBOXES_KEY = 'max_sandboxes';
 
@@ -99,6 +101,7 @@ interface ResolvedSandboxBlock {
   config: unknown;
   defaultMetadata: Record<string, string>;
   imageMap: ImageMap;
+  warmPool: { size: number } | null;
   /** How errors name where it came from. */
   where: string;
 }
@@ -131,7 +134,7 @@ function resolveSandboxBlock(reference: unknown, dict: ConfigDict): ResolvedSand
   }
   if (!isDict(block)) throw new ConfigError('NGYM_CONFIG_INVALID', `${where} must be a mapping {provider: settings}, got ${JSON.stringify(block)}.`);
   const providers = Object.keys(block).filter((key) => !RESERVED_KEYS.has(key));
-  if (providers.length !== 1) throw new ConfigError('NGYM_CONFIG_INVALID', `${where} must hold exactly one provider key {provider_name: settings} (besides default_metadata and image_map); it holds: [${providers.join(', ')}].`);
+  if (providers.length !== 1) throw new ConfigError('NGYM_CONFIG_INVALID', `${where} must hold exactly one provider key {provider_name: settings} (besides default_metadata, image_map and warm_pool); it holds: [${providers.join(', ')}].`);
   const metadata = block[DEFAULT_METADATA_KEY] ?? {};
   if (!isDict(metadata)) throw new ConfigError('NGYM_CONFIG_INVALID', `${where}: default_metadata must be a mapping, got ${JSON.stringify(metadata)}.`);
   const provider = providers[0] as string;
@@ -140,6 +143,7 @@ function resolveSandboxBlock(reference: unknown, dict: ConfigDict): ResolvedSand
     config: block[provider],
     defaultMetadata: Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, String(value)])),
     imageMap: imageMapOf(block[IMAGE_MAP_KEY], where),
+    warmPool: warmPoolOf(block[WARM_POOL_KEY], where),
     where: `${where} (${provider})`,
   };
 }
@@ -149,6 +153,16 @@ export function imageMapOf(value: unknown, where: string): ImageMap {
   const parsed = ImageMap.safeParse(value);
   if (!parsed.success) throw new ConfigError('NGYM_CONFIG_INVALID', `${where}: image_map: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(the map)'}: ${issue.message}`).join('; ')}.`);
   return parsed.data;
+}
+
+/** A block's `warm_pool`: `{size: N}` with N >= 0, or absent/null for none. */
+function warmPoolOf(value: unknown, where: string): { size: number } | null {
+  if (value === undefined || value === null) return null;
+  const size = isDict(value) ? value.size : undefined;
+  if (!isDict(value) || Object.keys(value).some((key) => key !== 'size') || typeof size !== 'number' || !Number.isInteger(size) || size < 0) {
+    throw new ConfigError('NGYM_CONFIG_INVALID', `${where}: warm_pool must be {size: N} with N a whole number >= 0 (spares made ahead of need; 0 or null for none), got ${JSON.stringify(value)}.`);
+  }
+  return { size };
 }
 
 /** Checks a block's provider and settings as a TypeScript server would use them: the provider exists in ngym and takes them. */
@@ -182,6 +196,7 @@ function resolvedBlock(reference: unknown, globalConfig: GlobalConfig): Resolved
   return {
     ...block,
     imageMap: imageMapOf(globalConfig.resolvedValue([reference, IMAGE_MAP_KEY]), block.where),
+    warmPool: warmPoolOf(globalConfig.resolvedValue([reference, WARM_POOL_KEY]), block.where),
     config: globalConfig.resolvedValue([reference, block.provider]) ?? {},
     defaultMetadata: isDict(metadata) ? Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, String(value)])) : {},
   };
@@ -200,7 +215,7 @@ export interface ConfiguredSandboxProvider {
  */
 export function sandboxProviderFor(reference: unknown, globalConfig: GlobalConfig, options: ProviderRuntimeOptions = {}): ConfiguredSandboxProvider {
   const resolved = resolvedBlock(reference, globalConfig);
-  const provider = factoryFor(resolved.provider, resolved.where).create(resolved.config, { maxSandboxes: maxSandboxesOf(globalConfig), imageMap: resolved.imageMap, ...options });
+  const provider = factoryFor(resolved.provider, resolved.where).create(resolved.config, { maxSandboxes: maxSandboxesOf(globalConfig), imageMap: resolved.imageMap, warmPool: resolved.warmPool, ...options });
   return { provider, defaultMetadata: resolved.defaultMetadata };
 }
 

@@ -22,7 +22,7 @@ import { SandboxImageError } from '../images/image-errors.ts';
 import { ensureImage, type ImageMap, normalizeImageName } from '../images/image-map.ts';
 import { EngineClient } from './docker/engine-client.ts';
 import { reapDeadRunBoxes } from './docker/reaper.ts';
-import { IMAGE_MAP_KEY, imageMapOf } from './registry.ts';
+import { IMAGE_MAP_KEY, imageMapOf, WARM_POOL_KEY } from './registry.ts';
 
 /** The label that tells a box upstream's provider made for a Python server of `ngym run` from ngym's own. */
 const UPSTREAM_LABEL = 'ngym.upstream';
@@ -67,7 +67,8 @@ export function upstreamSandboxSetup(globalConfig: GlobalConfig, runsInPython: (
     const block = globalConfig.dict[reference];
     if (!isDict(block)) continue;
     const where = `the sandbox block '${reference}'`;
-    const { [IMAGE_MAP_KEY]: mapValue, ...rest } = block;
+    // ngym's own keys of a block; upstream would take them for providers.
+    const { [IMAGE_MAP_KEY]: mapValue, [WARM_POOL_KEY]: _warmPool, ...rest } = block;
     if ('docker' in rest) {
       usesDocker = true;
       rest.docker = labelledDockerSettings(rest.docker, runId, where);

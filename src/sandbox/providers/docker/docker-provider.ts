@@ -38,6 +38,7 @@ import { applyExecArgs, applyRunArgs, type ContainerBody, type DockerProviderCon
 import { EngineClient, EngineResponseError } from './engine-client.ts';
 import { reapDeadRunBoxes, SANDBOX_LABELS } from './reaper.ts';
 import { RUN_LABEL, RunBoxBound } from './run-box-bound.ts';
+import { WarmPool, type WarmPoolStats } from './warm-pool.ts';
 import { firstTarEntry, tarOneFile } from './tar.ts';
 
 const CONTAINER_NAME_PREFIX = 'nemo-gym-';
@@ -67,6 +68,8 @@ export interface ProviderRuntimeOptions {
   runId?: string;
   /** Boxes held at once (null: no bound); creates beyond it wait. The docker provider bounds the whole gym run's boxes on its engine. */
   maxSandboxes?: number | null;
+  /** Spares made ahead of need for specs asked for again and again (warm-pool.ts); null or size 0: none. */
+  warmPool?: { size: number } | null;
   /** The engine's address; default DOCKER_HOST, else Docker's socket. */
   dockerHost?: string;
   /** The sandbox block's image_map: a spec's image is run as the image it maps to. */
@@ -97,6 +100,13 @@ function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, seconds: numb
   return Promise.race([work(controller.signal), timeout]).finally(() => clearTimeout(timer));
 }
 
+/** What tells specs apart in the warm pool: every field, with the image as it runs, keys in order. */
+function poolKey(spec: SandboxSpec, image: string): string {
+  const ordered = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(ordered) : typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).sort(([left], [right]) => (left < right ? -1 : 1)).map(([key, inner]) => [key, ordered(inner)])) : value;
+  return JSON.stringify(ordered({ ...spec, image }));
+}
+
 const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
 export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
@@ -108,6 +118,7 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
   private readonly slots = new BoxSlots(null);
   /** The gym-wide max_sandboxes; undefined without one. */
   private readonly bound: RunBoxBound | undefined;
+  private readonly pool: WarmPool<{ spec: SandboxSpec; image: string }, SandboxHandle<DockerBox>> | undefined;
   private readonly commands: Semaphore;
   private readonly execArgs: ExecArgs;
   readonly imageMap: ImageMap;
@@ -118,6 +129,23 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
     this.engine = new EngineClient(options.dockerHost, this.config.exec.concurrency + 8);
     this.runId = options.runId ?? currentRunId();
     this.bound = options.maxSandboxes === null || options.maxSandboxes === undefined ? undefined : new RunBoxBound(this.engine, this.runId, options.maxSandboxes);
+    const poolSize = options.warmPool?.size ?? 0;
+    this.pool =
+      poolSize > 0
+        ? new WarmPool({
+            size: poolSize,
+            make: ({ spec, image }) => this.startBox(spec, image, 'try'),
+            discard: async (handle) => {
+              await this.engine.removeContainer(handle.raw.name).catch(() => false);
+              this.bound?.boxGone();
+            },
+          })
+        : undefined;
+    // A create that has to wait for room gets the room the spares hold.
+    if (this.bound !== undefined && this.pool !== undefined) {
+      const pool = this.pool;
+      this.bound.onFull = () => void pool.drain();
+    }
     this.commands = new Semaphore(this.config.exec.concurrency);
     this.execArgs = applyExecArgs({}, this.config.exec.extra_exec_args, 'docker.exec.extra_exec_args');
     this.imageMap = options.imageMap ?? {};
@@ -137,9 +165,10 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
       () => undefined,
     );
     await this.reaping;
+    const image = resolveImage(normalizeImage(spec.image), this.imageMap).image;
     const release = await this.slots.acquire();
     try {
-      const handle = await this.startBox(spec, resolveImage(normalizeImage(spec.image), this.imageMap).image);
+      const handle = this.takeSpare(spec, image) ?? ((await this.startBox(spec, image, 'wait')) as SandboxHandle<DockerBox>);
       this.slots.hold(handle.sandbox_id, release);
       return handle;
     } catch (error) {
@@ -201,7 +230,33 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
     return body;
   }
 
-  private async startBox(spec: SandboxSpec, image: string): Promise<SandboxHandle<DockerBox>> {
+  /** A spare of the warm pool for this spec, when there is one (a spec with ttl_s is never pooled). */
+  private takeSpare(spec: SandboxSpec, image: string): SandboxHandle<DockerBox> | undefined {
+    if (this.pool === undefined || (spec.ttl_s !== null && spec.ttl_s !== undefined)) return undefined;
+    return this.pool.take(poolKey(spec, image), { spec, image });
+  }
+
+  /**
+   * Makes spares of this spec in the warm pool now (up to its size, as the run's max_sandboxes allows), so the next
+   * creates of it return at once; resolves once they are up. Without `warm_pool`, does nothing.
+   */
+  async warm(specInput: SandboxSpecInput | SandboxSpec): Promise<void> {
+    const spec = parseSandboxSpec(specInput);
+    if (this.pool === undefined || !spec.image) return;
+    const image = resolveImage(normalizeImage(spec.image), this.imageMap).image;
+    await this.pool.warm(poolKey(spec, image), { spec, image });
+  }
+
+  /** The warm pool's counts (undefined without one). */
+  get poolStats(): WarmPoolStats | undefined {
+    return this.pool === undefined ? undefined : { ...this.pool.stats };
+  }
+
+  /**
+   * Makes a box: `wait` for room under max_sandboxes (a create), or `try` (a spare of the warm pool: undefined when
+   * the run has no room now).
+   */
+  private async startBox(spec: SandboxSpec, image: string, admission: 'wait' | 'try'): Promise<SandboxHandle<DockerBox> | undefined> {
     const name = CONTAINER_NAME_PREFIX + randomUUID().replaceAll('-', '');
     const body = this.containerBody(spec, image);
     const startTimeout = this.config.create.start_timeout_s;
@@ -210,7 +265,8 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
       // Waiting for room under max_sandboxes is not part of the box's start time.
       const make = () => withTimeout((signal) => this.createContainer(name, image, body, signal), startTimeout, timedOut);
       if (this.bound === undefined) await make();
-      else await this.bound.admit(name, make);
+      else if (admission === 'wait') await this.bound.admit(name, make);
+      else if (!(await this.bound.tryAdmit(name, make))) return undefined;
       const inspected = await withTimeout(
         async () => {
           try {
@@ -507,6 +563,7 @@ export class DockerSandboxProvider implements SandboxProvider<DockerBox> {
   async aclose(): Promise<void> {
     this.slots.close();
     this.bound?.close();
+    await this.pool?.close();
     await Promise.all(
       this.slots.heldBoxes().map(async (name) => {
         await this.engine.removeContainer(name).catch(() => false);

@@ -43,6 +43,8 @@ export class RunBoxBound {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   readonly holder = ownRunId();
+  /** Called when a create has to wait for room (the warm pool then gives back its spares). */
+  onFull: (() => void) | undefined;
 
   constructor(
     private readonly engine: EngineClient,
@@ -85,6 +87,26 @@ export class RunBoxBound {
       // Lost a race with another process: both may have backed off, so each waits a random while before trying again.
       await delay(Math.random() * POLL_MS);
       if (this.closed) throw closedError();
+    }
+  }
+
+  /**
+   * Makes the container `name` only if the run has room for it now and no create is waiting: true when it was made
+   * and counts within the bound, false when there was no room (nothing is left made). For boxes made ahead of need.
+   */
+  async tryAdmit(name: string, make: () => Promise<void>): Promise<boolean> {
+    if (this.closed || this.queue.length > 0) return false;
+    const occupied = await this.runBoxes();
+    for (const other of this.pending) occupied.add(other);
+    if (occupied.size >= this.limit || this.queue.length > 0) return false;
+    this.pending.add(name);
+    try {
+      await make();
+      if (await this.withinBound(name)) return true;
+      await this.engine.removeContainer(name).catch(() => false);
+      return false;
+    } finally {
+      this.pending.delete(name);
     }
   }
 
@@ -154,6 +176,7 @@ export class RunBoxBound {
             occupied.add(waiter.name);
             waiter.resolve();
           }
+          if (this.queue.length > 0) this.onFull?.();
         } while (this.pumpAgain && this.queue.length > 0);
       } finally {
         this.pumping = false;
