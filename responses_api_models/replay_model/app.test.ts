@@ -1,8 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sharedHttpClient } from 'ngym';
+import { type Logger, sharedHttpClient } from 'ngym';
 import { PACKAGE_ROOT } from 'ngym/runtime';
 import { type InProcessGym, readJsonlRows, simpleAgentConfig, startInProcessGym } from 'ngym/testing';
 
@@ -22,8 +23,9 @@ function writeRollouts(rows: unknown[]): string {
   return path;
 }
 
-async function startWeather(rollouts: string, strict: boolean) {
+async function startWeather(rollouts: string, strict: boolean, logger?: Logger) {
   gym = await startInProcessGym({
+    logger,
     config: simpleAgentConfig({
       resources: { name: 'weather', implementation: 'example_single_tool_call' },
       agent: 'agent',
@@ -65,11 +67,13 @@ describe('replay_model', () => {
     expect((await run({ responses_create_params: altered.responses_create_params })).status).toBe(200);
   });
 
-  it('answers a clear error for an input no recording starts with', async () => {
-    await startWeather(RECORDED, false);
+  it('answers a clear error for an input no recording starts with, and logs it for callers that show only the status', async () => {
+    const logged: string[] = [];
+    await startWeather(RECORDED, false, pino({ level: 'warn' }, { write: (line: string) => logged.push(line) }));
     const response = await http.request(gym?.url('policy_model', '/v1/responses') as string, { body: { input: 'never recorded' } });
     expect(response.status).toBe(404);
     expect(response.json<any>().detail).toMatch(/No recorded rollout starts with this input .*never recorded.*holds 5 recorded rollouts/);
+    expect(logged.map((line) => JSON.parse(line).msg)).toEqual([expect.stringMatching(/^No recorded rollout starts with this input .*never recorded/)]);
   });
 
   it('spreads repeats of one task over its recordings, each rollout sticking to one', async () => {

@@ -6,7 +6,7 @@
  * `/v1/chat/completions` and `/v1/messages` are answered from the same recordings, through the framework's
  * conversion to and from the Responses API.
  */
-import { defineModelServer, normalizeInput, type Response, type ResponseCreateParams } from 'ngym';
+import { defineModelServer, NgymError, normalizeInput, type Response, type ResponseCreateParams } from 'ngym';
 import * as z from 'zod';
 import { ReplayIndex } from './replay-index.ts';
 
@@ -42,6 +42,9 @@ function withResponseFields(reply: Response, params: ResponseCreateParams): Resp
   };
 }
 
+/** The replay's own refusals (no recorded reply, a divergence from the recording), which it also logs. */
+const REFUSALS = new Set(['NGYM_REPLAY_NO_MATCH', 'NGYM_REPLAY_DIVERGENCE']);
+
 export default defineModelServer({
   className: 'ReplayModel',
   config: {
@@ -58,6 +61,13 @@ export default defineModelServer({
     logger.info({ rollouts: index.size, keyedReplies: index.keyedSize, files: paths }, 'replaying recorded rollouts');
     return { index };
   },
-  responses: async (params, { config, state, sessionId }) =>
-    withResponseFields(state.index.reply(normalizeInput(params.input), sessionId, { strict: config.strict, metadata: params.metadata, fallback: config.fallback, instructions: params.instructions }), params),
+  responses: async (params, { config, state, sessionId, logger }) => {
+    try {
+      return withResponseFields(state.index.reply(normalizeInput(params.input), sessionId, { strict: config.strict, metadata: params.metadata, fallback: config.fallback, instructions: params.instructions }), params);
+    } catch (error) {
+      // Said here too: a caller that is not ngym's (a Python server's judge client) often shows only the status.
+      if (error instanceof NgymError && REFUSALS.has(error.code)) logger.warn(error.message);
+      throw error;
+    }
+  },
 });

@@ -8,7 +8,7 @@ import { type GlobalConfig, globalConfigFromDict, loadGlobalConfig } from '../co
 import type { ConfigDict } from '../config/tree.ts';
 import { createHeadServerApp } from './head-server.ts';
 import { type HostedServer, hostServer } from './hosting.ts';
-import { silentLogger } from '../util/logger.ts';
+import { type Logger, silentLogger } from '../util/logger.ts';
 import { type BoundServer, bindServer } from '../server/serve.ts';
 import type { ServerDefinition } from '../server/server-definition.ts';
 import { PACKAGE_ROOT } from '../util/package-root.ts';
@@ -23,6 +23,8 @@ export interface InProcessGymOptions {
   external?: Record<string, { host: string; port: number }>;
   /** Log output of the servers; silent by default. */
   verbose?: boolean;
+  /** The servers' logger instead (a test that reads what they log). */
+  logger?: Logger;
 }
 
 export interface InProcessGym {
@@ -72,7 +74,7 @@ export async function startInProcessGym(options: InProcessGymOptions): Promise<I
           name: instance.name,
           bound: bound.get(instance.name),
           definition: options.definitions?.[instance.name],
-          logger: options.verbose ? undefined : silentLogger,
+          logger: options.logger ?? (options.verbose ? undefined : silentLogger),
           client,
         }),
       );
