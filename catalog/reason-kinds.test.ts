@@ -82,6 +82,15 @@ describe('reason kinds', () => {
     });
   });
 
+  it('download: the host a failed name lookup names (an installer the server runs), while running or at start', () => {
+    const output = [
+      '(browser) RuntimeError: Could not install Playwright Chromium, which the local browser backend needs. `python -m playwright install chromium` exited 1.',
+      '(browser) Error: getaddrinfo ENOTFOUND cdn.playwright.dev',
+    ].join('\n');
+    expect(startFailureReason(output, { ending: 'exit 1', logPath: 'log' })).toEqual({ category: 'download', text: 'download from cdn.playwright.dev' });
+    expect(startFailureReason('Error: getaddrinfo ENOTFOUND localhost', { ending: 'exit 1', logPath: 'log' }).category).not.toBe('download');
+  });
+
   it('download: the host of the failing code path (near the line that ran), not the first host its code names', () => {
     const helpers = join(folder('downloads'), 'helpers.py');
     const line = readFileSync(helpers, 'utf8').split('\n').findIndex((text) => text.includes('return download(url)')) + 1;

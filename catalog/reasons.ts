@@ -61,6 +61,8 @@ export function downloadHost(text: string): string | undefined {
     /(?:Failed to (?:download|fetch|connect|resolve)|Could not (?:connect|resolve|fetch|download)|Cannot connect to host|couldn't connect|Name or service not known|ConnectError|ConnectionError|Max retries exceeded)[^\n]*?https?:\/\/([^/\s'"]+)/gi,
     /https?:\/\/([^/\s'"]+)[^\n]*?(?:Name or service not known|Temporary failure in name resolution|Connection refused|Network is unreachable|timed out)/gi,
     /Cannot connect to host ([^\s:]+)/g,
+    // Node's resolver (an installer the server runs: Playwright fetching its browser).
+    /getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)/g,
   ];
   for (const pattern of patterns) {
     for (const match of text.matchAll(pattern)) {
