@@ -8,10 +8,10 @@
  * repository; an environment image is built FROM the Python test image (the base image plus python3, a venv and
  * pytest) with the project installed in development mode; each mutation becomes a task image whose /testbed is a
  * one-commit repository of the mutated tree (base_commit). The tests run in fresh boxes with no patch and with
- * the gold patch (the mutation reversed): FAIL_TO_PASS are the tests that fail with the bug and pass with the fix,
- * PASS_TO_PASS those that pass with both. A task is kept only when, graded as the swebench server grades, the gold
- * patch resolves it and the empty patch does not. Rows are written as SWE-bench rows plus ngym's image, test_cmd and
- * log_parser.
+ * the gold patch (the mutation reversed), twice: FAIL_TO_PASS are the tests that fail with the bug and pass with the
+ * fix, PASS_TO_PASS those that pass with both, each with the same id and outcome in both gold runs. A task is kept
+ * only when, graded as the swebench server grades, the gold patch resolves it and the empty patch does not. Rows are
+ * written as SWE-bench rows plus ngym's image, test_cmd and log_parser.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -46,6 +46,8 @@ const Recipe = z.strictObject({
   version: z.string().min(1),
   /** The test files pytest runs (paths in the sdist). */
   test_files: z.array(z.string().min(1)).min(1),
+  /** Test ids left out of the run (pytest --deselect): slow tests no mutation touches, so every run stays fast. */
+  deselect: z.array(z.string().min(1)).default([]),
   /** Extra PyPI requirements the tests need, installed in the project's image. */
   test_requirements: z.array(z.string().min(1)).default([]),
   mutations: z.array(Mutation).min(1),
@@ -182,7 +184,7 @@ async function buildRecipe(provider: SandboxProvider, recipe: Recipe, work: stri
   await addHostCertificates(environmentContext);
   await buildImage(environmentContext, environmentImage);
 
-  const testCommand = `pytest -rA --tb=short -p no:cacheprovider ${recipe.test_files.join(' ')}`;
+  const testCommand = ['pytest -rA --tb=short -p no:cacheprovider', ...recipe.deselect.map((test) => `--deselect '${test}'`), ...recipe.test_files].join(' ');
   const rows: Record<string, unknown>[] = [];
   for (const [index, mutation] of recipe.mutations.entries()) {
     const instanceId = `pypi__${name}-${index + 1}`;
@@ -198,21 +200,28 @@ async function buildRecipe(provider: SandboxProvider, recipe: Recipe, work: stri
     const baseCommit = await inFreshBox(provider, image, async (handle) => (await provider.exec(handle, 'git rev-parse HEAD')).stdout?.trim() ?? '');
     if (!/^[0-9a-f]{40}$/.test(baseCommit)) throw new NgymError('NGYM_INTERNAL', `${instanceId}: the task image's /testbed has no commit`);
     const instance = { ...draft, base_commit: baseCommit };
-    const [withBug, withGold] = await Promise.all([
+    // The gold patch runs twice: a test whose id or outcome differs between the two runs (parameters drawn from a
+    // set, whose order follows Python's per-process hash seed; a flaky test) would make the task unverifiable, so
+    // only the tests both gold runs agree on are graded.
+    const [withBug, withGold, withGoldAgain] = await Promise.all([
       inFreshBox(provider, image, (handle) => evaluate(provider, handle, instance, '', 600)),
+      inFreshBox(provider, image, (handle) => evaluate(provider, handle, instance, gold, 600)),
       inFreshBox(provider, image, (handle) => evaluate(provider, handle, instance, gold, 600)),
     ]);
     const before = statusesOf(instance, withBug.log);
     const after = statusesOf(instance, withGold.log);
+    const afterAgain = statusesOf(instance, withGoldAgain.log);
+    const stable = [...after.keys()].filter((test) => after.get(test) === afterAgain.get(test));
+    if (stable.length < after.size) log(`${instanceId}: ${after.size - stable.length} of ${after.size} tests are left ungraded: their id or outcome differs between two runs of the gold patch`);
     const passes = (status: string | undefined) => status === 'PASSED' || status === 'XFAIL';
-    const failToPass = [...after.keys()].filter((test) => passes(after.get(test)) && !passes(before.get(test))).sort();
-    const passToPass = [...after.keys()].filter((test) => passes(after.get(test)) && passes(before.get(test))).sort();
+    const failToPass = stable.filter((test) => passes(after.get(test)) && !passes(before.get(test))).sort();
+    const passToPass = stable.filter((test) => passes(after.get(test)) && passes(before.get(test))).sort();
     if (failToPass.length === 0) {
       log(`${instanceId}: skipped: no test fails with the bug and passes with the fix (${before.size} tests ran)`);
       continue;
     }
     const graded = { ...instance, FAIL_TO_PASS: failToPass, PASS_TO_PASS: passToPass };
-    const goldReport = gradeSwebenchLog({ instance: graded, log: withGold.log, modelPatch: gold, parser: 'pytest' });
+    const goldReport = gradeSwebenchLog({ instance: graded, log: withGoldAgain.log, modelPatch: gold, parser: 'pytest' });
     const emptyReport = gradeSwebenchLog({ instance: graded, log: withBug.log, modelPatch: '', parser: 'pytest' });
     if (!goldReport.resolved || emptyReport.resolved) {
       log(`${instanceId}: skipped: validation failed (gold resolved: ${goldReport.resolved}, empty resolved: ${emptyReport.resolved})`);
