@@ -16,7 +16,20 @@ const AGENTS = ['alpha', 'beta'] as const;
 /** The agent of the resume cases, with its own agent and resources server (parity/collect/servers). */
 const RESUME_AGENT = 'omega';
 
-function gymConfig(): Record<string, unknown> {
+/** An agent over its own resources server (`<agent>_env`) and the policy model. */
+function agentBlock(implementation: string, agent: string): Record<string, unknown> {
+  return {
+    responses_api_agents: {
+      [implementation]: {
+        entrypoint: 'app.ts',
+        resources_server: { type: 'resources_servers', name: `${agent}_env` },
+        model_server: { type: 'responses_api_models', name: 'policy_model' },
+      },
+    },
+  };
+}
+
+function gymConfig(withResumeAgent: boolean): Record<string, unknown> {
   const config: Record<string, unknown> = {
     // The harness's own model server is found in this root after ngym's own folders.
     python_server_roots: [join(PACKAGE_ROOT, 'parity', 'collect', 'servers')],
@@ -24,27 +37,13 @@ function gymConfig(): Record<string, unknown> {
   };
   for (const agent of AGENTS) {
     config[`${agent}_env`] = { resources_servers: { equivalence_rule: { entrypoint: 'app.ts', domain: 'other' } } };
-    config[agent] = {
-      responses_api_agents: {
-        simple_agent: {
-          entrypoint: 'app.ts',
-          resources_server: { type: 'resources_servers', name: `${agent}_env` },
-          model_server: { type: 'responses_api_models', name: 'policy_model' },
-        },
-      },
-    };
+    config[agent] = agentBlock('simple_agent', agent);
   }
-  config[`${RESUME_AGENT}_env`] = { resources_servers: { collect_parity_judge: { entrypoint: 'app.ts', domain: 'other' } } };
-  config[RESUME_AGENT] = {
-    responses_api_agents: {
-      collect_parity_agent: {
-        entrypoint: 'app.ts',
-        resources_server: { type: 'resources_servers', name: `${RESUME_AGENT}_env` },
-        model_server: { type: 'responses_api_models', name: 'policy_model' },
-      },
-    },
-  };
-  for (const agent of [...AGENTS, RESUME_AGENT]) {
+  if (withResumeAgent) {
+    config[`${RESUME_AGENT}_env`] = { resources_servers: { collect_parity_judge: { entrypoint: 'app.ts', domain: 'other' } } };
+    config[RESUME_AGENT] = agentBlock('collect_parity_agent', RESUME_AGENT);
+  }
+  for (const agent of withResumeAgent ? [...AGENTS, RESUME_AGENT] : AGENTS) {
     // Upstream's collector sends a row to the environment server fronting its agent; ngym's goes to the agent.
     config[`${agent}_environment_server`] = { environment_servers: { legacy_agent: { entrypoint: 'app.ts', agent_server: { type: 'responses_api_agents', name: agent } } } };
   }
@@ -56,9 +55,10 @@ export interface CollectGym {
   stop(): Promise<void>;
 }
 
-export async function startCollectGym(): Promise<CollectGym> {
+/** `withResumeAgent`: with agent omega too (its three servers start only for the cases that use it). */
+export async function startCollectGym(withResumeAgent: boolean): Promise<CollectGym> {
   const path = join(mkdtempSync(join(tmpdir(), 'ngym-parity-collect-')), 'gym.yaml');
-  writeFileSync(path, stringify(gymConfig()));
+  writeFileSync(path, stringify(gymConfig(withResumeAgent)));
   const gym = await startGymProcess([`+config_paths=[${path}]`]);
   return {
     headPort: gym.headPort,

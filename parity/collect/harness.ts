@@ -14,7 +14,8 @@ export interface CaseOutcome {
 }
 
 export async function runCollectParity(cases: readonly CollectCase[], root: string, onCase: (outcome: CaseOutcome) => void = () => {}): Promise<CaseOutcome[]> {
-  const gym = await startCollectGym();
+  // Agent omega serves only the resume cases.
+  const gym = await startCollectGym(cases.some((testCase) => testCase.resumeKnobs !== undefined));
   const outcomes: CaseOutcome[] = [];
   try {
     for (const testCase of cases) {

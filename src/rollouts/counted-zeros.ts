@@ -18,7 +18,7 @@ import { readLinesWithOffsets, rolloutKey } from './output-files.ts';
 
 type Row = Record<string, unknown>;
 
-export const UPSTREAM_FAILURE_CLASSES: Readonly<Record<string, readonly FailureClass[]>> = {
+const UPSTREAM_FAILURE_CLASSES: Readonly<Record<string, readonly FailureClass[]>> = {
   agent_run_error: ['server_error', 'judge_failed', 'rejected', 'invalid_result'],
   agent_request_failed: ['connection', 'timeout', 'rate_limited'],
 };

@@ -26,7 +26,7 @@ export function isTerminalFailure(record: Row, retryTerminalTimeouts: boolean): 
 }
 
 /** The attempt a rollout's next try is: one more than the attempt a record of it says it was (0 when unstamped). */
-export function nextAttempt(record: Row): number {
+function nextAttempt(record: Row): number {
   const previous = record._ng_attempt_index;
   return (typeof previous === 'number' && Number.isInteger(previous) && previous > 0 ? previous : 0) + 1;
 }
