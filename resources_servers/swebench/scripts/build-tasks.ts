@@ -48,6 +48,8 @@ const Recipe = z.strictObject({
   test_files: z.array(z.string().min(1)).min(1),
   /** Test ids left out of the run (pytest --deselect): slow tests no mutation touches, so every run stays fast. */
   deselect: z.array(z.string().min(1)).default([]),
+  /** Environment variables of the test run, e.g. PYTHONHASHSEED=0 where test ids are drawn from a set. */
+  test_env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), z.string()).default({}),
   /** Extra PyPI requirements the tests need, installed in the project's image. */
   test_requirements: z.array(z.string().min(1)).default([]),
   mutations: z.array(Mutation).min(1),
@@ -184,7 +186,8 @@ async function buildRecipe(provider: SandboxProvider, recipe: Recipe, work: stri
   await addHostCertificates(environmentContext);
   await buildImage(environmentContext, environmentImage);
 
-  const testCommand = ['pytest -rA --tb=short -p no:cacheprovider', ...recipe.deselect.map((test) => `--deselect '${test}'`), ...recipe.test_files].join(' ');
+  const environment = Object.entries(recipe.test_env).map(([name, value]) => `${name}='${value}'`);
+  const testCommand = [...environment, 'pytest -rA --tb=short -p no:cacheprovider', ...recipe.deselect.map((test) => `--deselect '${test}'`), ...recipe.test_files].join(' ');
   const rows: Record<string, unknown>[] = [];
   for (const [index, mutation] of recipe.mutations.entries()) {
     const instanceId = `pypi__${name}-${index + 1}`;
@@ -291,9 +294,28 @@ async function main(): Promise<void> {
     await provider.aclose();
     if (values.work === undefined) await rm(work, { recursive: true, force: true });
   }
+  // With --only, the other projects' rows already in --out stay: one project is rebuilt without rerunning all.
+  const rebuilt = new Set(rows.map((row) => row.repo));
+  const kept = only === undefined ? [] : (await readJsonl(values.out)).filter((row) => !rebuilt.has(row.repo));
+  const written = [...kept, ...rows].sort((first, second) => String(first.repo).localeCompare(String(second.repo)));
   await mkdir(dirname(values.out), { recursive: true });
-  await writeFile(values.out, rows.map((row) => JSON.stringify(row)).join('\n') + (rows.length > 0 ? '\n' : ''));
-  log(`${rows.length} valid tasks from ${files.length} projects written to ${values.out}`);
+  await writeFile(values.out, written.map((row) => JSON.stringify(row)).join('\n') + (written.length > 0 ? '\n' : ''));
+  log(`${rows.length} valid tasks from ${files.length} projects written to ${values.out}${kept.length > 0 ? ` (with the ${kept.length} tasks of other projects it held)` : ''}`);
+}
+
+/** The rows of a JSONL file; none when it does not exist. */
+async function readJsonl(path: string): Promise<Record<string, unknown>[]> {
+  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return '';
+    throw error;
+  });
+  return text.split('\n').filter((line) => line.trim() !== '').map((line, index) => {
+    try {
+      return JSON.parse(line) as Record<string, unknown>;
+    } catch (error) {
+      throw new NgymError('NGYM_INVALID_REQUEST', `${path} line ${index + 1} is not JSON (${(error as Error).message}); fix or delete the file`);
+    }
+  });
 }
 
 function readFileHelp(): string {
@@ -301,8 +323,8 @@ function readFileHelp(): string {
 
 Builds SWE-bench-format tasks from PyPI source distributions: one image per project (the sdist installed in
 development mode FROM ${PYTHON_IMAGE}), one per task (a mutation committed as /testbed's only commit), each
-validated (gold patch resolves, empty patch does not). Needs the container engine (DOCKER_HOST; npm run
-setup:containers), pip and PyPI. Recipes: ${join(SERVER_FOLDER, 'tasks')}/*.json. See docs/environments/swe.md.`;
+validated (gold patch resolves, empty patch does not). With --only, the other projects' rows already in --out are
+kept. Needs the container engine (DOCKER_HOST; npm run setup:containers), pip and PyPI. Recipes: ${join(SERVER_FOLDER, 'tasks')}/*.json. See docs/environments/swe.md.`;
 }
 
 main().catch((error: unknown) => {

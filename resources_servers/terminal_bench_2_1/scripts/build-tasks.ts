@@ -1,7 +1,7 @@
 /**
  * Builds the terminal tasks' images and validates the tasks (docs/environments/swe.md, "Terminal tasks"):
  *
- *   npx tsx resources_servers/terminal_bench_2_1/scripts/build-tasks.ts [--only NAME,...]
+ *   node --conditions=ngym-source --import tsx resources_servers/terminal_bench_2_1/scripts/build-tasks.ts [--only NAME,...]
  *
  * Every folder of tasks/ (instruction.md, environment/Dockerfile, tests/test.sh, solution/solve.sh) gets its image,
  * localhost/ngym/tb.<name>:latest, built with ngym's image builder (cached by content). Each task then runs through

@@ -7,7 +7,7 @@
  * `bash` tool (reward 1), on the last it gives up at once (reward 0). The task images are built first
  * (scripts/build-tasks.ts; docs/environments/swe.md, "Terminal tasks"):
  *
- *   npx tsx resources_servers/terminal_bench_2_1/scripts/example-data.ts
+ *   node --conditions=ngym-source --import tsx resources_servers/terminal_bench_2_1/scripts/example-data.ts
  *
  * Then data/example_metrics.json: ngym prepare-data with +mode=example_validation.
  */
