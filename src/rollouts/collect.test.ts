@@ -329,6 +329,32 @@ describe('collectRollouts', () => {
     expect(existsSync(join(dir, 'out_failures.jsonl'))).toBe(false);
   });
 
+  it('on resume keeps a failure stamped _ng_failure_terminal failed, retries the others with _ng_attempt_index, and retryTerminalTimeouts retries a terminal timeout', async () => {
+    const model = scriptedModel(({ input }) => [assistantMessage(questionOf(input as never).replace('q', 'a'))]);
+    gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: quiz } });
+    const dir = folder();
+    const options = { client: gym.client, input: writeJsonl(join(dir, 'in.jsonl'), rows(3)), outputPath: join(dir, 'out.jsonl'), agentName: 'quiz' };
+    await collectRollouts(options).done();
+    // An earlier run's agent reported task 1 as its own terminal timeout, and task 2 failed retryably on its second attempt.
+    const kept = readJsonlRows(join(dir, 'out.jsonl')).filter((row) => row._ng_task_index === 0);
+    writeJsonl(join(dir, 'out.jsonl'), kept);
+    const terminal = { _ng_task_index: 1, _ng_rollout_index: 0, agent_ref: { name: 'quiz' }, _ng_failure_class: 'timeout_exceeded', _ng_failure_terminal: true, elapsed_seconds: 40 };
+    writeJsonl(join(dir, 'out_failures.jsonl'), [terminal, { _ng_task_index: 2, _ng_rollout_index: 0, _ng_failure_class: 'server_error', _ng_attempt_index: 1 }]);
+    model.calls.length = 0;
+    const warnings: string[] = [];
+    const gated = await collectRollouts({ ...options, resume: true, warn: (message) => warnings.push(message) }).done();
+    expect(gated).toMatchObject({ skipped: 1, completed: 1, terminal: 1, failed: 0 });
+    expect(model.calls.map((call) => questionOf(call.input as never))).toEqual(['q2']);
+    expect(readJsonlRows(join(dir, 'out.jsonl')).find((row) => row._ng_task_index === 2)?._ng_attempt_index).toBe(2);
+    expect(readJsonlRows(join(dir, 'out_failures.jsonl'))).toEqual([terminal]);
+    expect(warnings.join('\n')).toMatch(/1 rollouts failed terminally in an earlier run/);
+
+    const retried = await collectRollouts({ ...options, resume: true, retryTerminalTimeouts: true, warn: () => {} }).done();
+    expect(retried).toMatchObject({ skipped: 2, completed: 1, terminal: 0 });
+    expect(readJsonlRows(join(dir, 'out.jsonl')).find((row) => row._ng_task_index === 1)?._ng_attempt_index).toBe(1);
+    expect(existsSync(join(dir, 'out_failures.jsonl'))).toBe(false);
+  });
+
   it('with retryInvalidJudgeResponses, a resume takes rows flagged invalid_judge_response out of the output and runs them again', async () => {
     const model = scriptedModel(({ input }) => [assistantMessage(questionOf(input as never).replace('q', 'a'))]);
     gym = await startInProcessGym({ config: gymConfig(['quiz']), definitions: { policy_model: model.definition, quiz_env: quiz } });
