@@ -3,11 +3,20 @@
  * a box reserving 512 MiB, under a budget of the collector's memory plus 2.5 GiB, run at most three at once however
  * many are asked for at once, and all of them run. Skips with the reason when there is no engine or image.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startInProcessGym } from '../gym/in-process.ts';
+import { defineResourcesServer } from '../server/resources-server.ts';
+import { assistantMessage, scriptedModel } from '../server/scripted-model.ts';
 import { DockerSandboxProvider } from '../sandbox/providers/docker/docker-provider.ts';
 import { ownRunId } from '../sandbox/providers/run-identity.ts';
 import { containerEngineForTests } from '../testing/container-engine.ts';
 import { memoryGateCountingBoxes } from './admission.ts';
+import { collectRollouts } from './collect.ts';
+import { simpleAgentConfig } from '../testing/agent-config.ts';
+import { readJsonlRows } from '../testing/jsonl-rows.ts';
 
 const engine = await containerEngineForTests();
 const runId = `${ownRunId()}-box-memory-test`;
@@ -63,4 +72,40 @@ describe.skipIf('skipReason' in engine)(`admission counting sandbox boxes${'skip
       await watched.close();
     }
   }, 60_000);
+
+  it('ngym collect with memory_budget_counts_boxes: rollouts whose verify holds a 512 MiB box run at most three at once under 2.5 GiB', async () => {
+    let open = 0;
+    let most = 0;
+    const boxy = defineResourcesServer({
+      className: 'Boxy',
+      verify: async () => {
+        const handle = await provider.create({ image: baseImage, resources: { memory_mib: 512 } });
+        most = Math.max(most, ++open);
+        try {
+          return { reward: (await provider.exec(handle, 'echo done')).stdout === 'done\n' ? 1 : 0 };
+        } finally {
+          await provider.close(handle);
+          open--;
+        }
+      },
+    });
+    const gym = await startInProcessGym({
+      config: { policy_model: { responses_api_models: { scripted: { entrypoint: 'app.ts' } } }, ...simpleAgentConfig({ resources: { name: 'boxy_env', implementation: 'boxy' }, agent: 'boxy' }) },
+      definitions: { policy_model: scriptedModel(() => [assistantMessage('ok')]).definition, boxy_env: boxy },
+    });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'ngym-box-admission-'));
+      const input = join(dir, 'in.jsonl');
+      writeFileSync(input, Array.from({ length: 5 }, (_, index) => JSON.stringify({ responses_create_params: { input: `q${index}` } })).join('\n'));
+      const options = { client: gym.client, input, outputPath: join(dir, 'out.jsonl'), agentName: 'boxy', concurrency: 5, dockerHost, boxesOfRun: runId, memoryBudgetCountsBoxes: true };
+      // No budget to count the boxes against: refused before anything starts.
+      await expect(collectRollouts({ ...options, memoryBudget: null }).done()).rejects.toThrow(/memory_budget_counts_boxes needs a memory_budget/);
+      const summary = await collectRollouts({ ...options, memoryBudget: `${Math.round((process.memoryUsage.rss() + 2560 * MIB) / MIB)}MiB` }).done();
+      expect(summary.failed).toBe(0);
+      expect(readJsonlRows(join(dir, 'out.jsonl')).map((row) => row.reward)).toEqual([1, 1, 1, 1, 1]);
+    } finally {
+      await gym.close();
+    }
+    expect(most).toBeLessThanOrEqual(3);
+  }, 90_000);
 });

@@ -50,6 +50,16 @@ export interface CollectOptions {
    * cgroup's or machine's memory; docs/configuration.md); null: no budget; absent: 80% of that memory.
    */
   memoryBudget?: string | null;
+  /**
+   * The memory budget also counts what the sandbox boxes on the container engine hold (each box's memory limit, else
+   * its use; every live ngym run's, the collector not knowing its gym's run): admission for SWE and terminal tasks,
+   * whose boxes hold far more than the collector does.
+   */
+  memoryBudgetCountsBoxes?: boolean;
+  /** The engine whose boxes count (default DOCKER_HOST). */
+  dockerHost?: string;
+  /** Whose boxes count: one gym run's, when the caller knows its id (default: every live run's). */
+  boxesOfRun?: string;
   /** Shallow-merged over each row's `responses_create_params`. */
   responsesCreateParams?: Record<string, unknown>;
   /**

@@ -24,7 +24,8 @@ import type { ServerClient } from '../client/server-client.ts';
 import { MetricsAccumulator, type RolloutMetrics } from '../metrics/rollout-metrics.ts';
 import { configuredBudgetBytes } from '../util/memory-budget.ts';
 import { MemoryGate } from '../util/memory-gate.ts';
-import { Admission } from './admission.ts';
+import { NgymError } from '../errors.ts';
+import { Admission, memoryGateCountingBoxes } from './admission.ts';
 import { checkRoutingTargets } from './agent-routing.ts';
 import { checkRepeatsCoverage } from './check-routing.ts';
 import { checkDispatchBudget, DispatchBudget } from './dispatch-budget.ts';
@@ -119,72 +120,82 @@ export class RolloutCollection implements AsyncIterable<RolloutOutcome> {
     const routing = checkedRouting(options);
     checkDispatchBudget(options.dispatchBudgetSeconds, options.concurrency);
     const numRepeats = routing.maxRepeats;
+    // What a gate that holds rollouts back reports through (the tally, once it exists).
+    const onHold = { report: () => {} };
     // Checked before anything is opened: a budget that can never admit a rollout is a config error.
-    const memory = collectorMemoryGate(options.memoryBudget, () => tally.report());
-    const client = await connectClient(options);
-    if (client !== undefined) checkRoutingTargets(routing, client);
-    const warn = options.warn ?? ((message: string) => process.stderr.write(`${message}\n`));
-    const { input, limit, responsesCreateParams, prompt } = options;
-    const taskOptions = { input, routing, limit, responsesCreateParams, prompt, addSeed: options.numRepeatsAddSeed, onWarning: warn };
-    const router = await checkRepeatsCoverage(taskOptions, routing);
-    const tracing = await CollectionTracing.start(client);
-    const executor = options.executor;
-    const paths = options.outputPath === undefined ? undefined : outputPathsFor(options.outputPath);
-    const progress = options.progress ?? new SilentReporter();
-    const inputFields = new Set<string>();
-    const metrics = new MetricsAccumulator({ numRepeats, passThreshold: options.passThreshold, inputFields });
-    const files = paths === undefined ? undefined : await openOutputFiles(paths, options, routing, metrics, warn);
-    const tally = new CollectionTally(metrics, progress, options.countMissingRolloutsAsZero === true);
-    const stalls = startStallHandling(options, this.signal);
-    const writer = new OutcomeWriter(files, options, this.signal);
-    const admission = new Admission(options.concurrency, this.outcomes, writer, this.signal, memory);
-    tally.watchAdmission(() => admission.waitingForMemory);
-
-    progress.start(undefined);
-    await executor?.start(files?.runId ?? randomUUID(), files?.resumed ?? false);
-    estimateTotalAlongside(options, numRepeats, progress);
-    const tasks = readTasks({ ...taskOptions, router, onInvalid: (invalid) => tally.countInvalid(invalid) });
-    const budgetSeconds = options.dispatchBudgetSeconds;
-    const drainMargin = options.drainMarginSeconds ?? null;
-    if (budgetSeconds !== null && budgetSeconds !== undefined) warn(DispatchBudget.announcement(budgetSeconds, drainMargin));
+    const memory = collectorMemoryGate(options.memoryBudget, () => onHold.report());
+    // With memory_budget_counts_boxes the budget also covers what the container boxes on the engine hold.
+    if (options.memoryBudgetCountsBoxes === true && memory === undefined) throw new NgymError('NGYM_USAGE', 'memory_budget_counts_boxes needs a memory_budget to count the boxes against; memory_budget is null.');
+    const boxes = memory !== undefined && options.memoryBudgetCountsBoxes === true ? await memoryGateCountingBoxes(memory.budgetBytes, { dockerHost: options.dockerHost, runId: options.boxesOfRun }, () => onHold.report()) : undefined;
     try {
-      await launchRollouts({
-        tasks,
-        client,
-        done: files?.done,
-        prior: files?.prior,
-        inputFields,
-        tally,
-        signal: this.signal,
-        admission,
-        writer,
-        runner: executor === undefined ? new RetryingRunner(client as ServerClient, options, stalls.watch, this.signal) : executorRunner(executor),
-        recorder: new OutcomeRecorder(tally, writer, this.outcomes, this.signal, options.routeFailuresToSidecar === false),
-        tracing,
-        interleave: options.interleaveRepeats,
-        budget: budgetSeconds === null || budgetSeconds === undefined ? undefined : new DispatchBudget(budgetSeconds, drainMargin),
-      });
-    } finally {
-      await tracing.end();
-      stalls.watch?.stop();
-      await executor?.close();
-      await writer.close();
-      progress.stop();
-    }
-    writer.throwIfFailed(paths?.output);
+      const client = await connectClient(options);
+      if (client !== undefined) checkRoutingTargets(routing, client);
+      const warn = options.warn ?? ((message: string) => process.stderr.write(`${message}\n`));
+      const { input, limit, responsesCreateParams, prompt } = options;
+      const taskOptions = { input, routing, limit, responsesCreateParams, prompt, addSeed: options.numRepeatsAddSeed, onWarning: warn };
+      const router = await checkRepeatsCoverage(taskOptions, routing);
+      const tracing = await CollectionTracing.start(client);
+      const executor = options.executor;
+      const paths = options.outputPath === undefined ? undefined : outputPathsFor(options.outputPath);
+      const progress = options.progress ?? new SilentReporter();
+      const inputFields = new Set<string>();
+      const metrics = new MetricsAccumulator({ numRepeats, passThreshold: options.passThreshold, inputFields });
+      const files = paths === undefined ? undefined : await openOutputFiles(paths, options, routing, metrics, warn);
+      const tally = new CollectionTally(metrics, progress, options.countMissingRolloutsAsZero === true);
+      onHold.report = () => tally.report();
+      const stalls = startStallHandling(options, this.signal);
+      const writer = new OutcomeWriter(files, options, this.signal);
+      const admission = new Admission(options.concurrency, this.outcomes, writer, this.signal, boxes?.gate ?? memory);
+      tally.watchAdmission(() => admission.waitingForMemory);
 
-    // Every rollout in the output is in the metrics: this run's as they completed, an earlier run's from the resume pass.
-    const totals = metrics.result();
-    const aggregating = paths !== undefined && files !== undefined && !options.disableAggregation;
-    // As upstream, only a run that aggregates counts anything as 0.
-    const countedFailures = aggregating ? await failuresCountedAsZero(paths.failures, countedClassNames(options.countFailureClassesAsZero ?? [])) : [];
-    const countedMissing = aggregating ? tally.missing : [];
-    const aggregateMetrics =
-      paths !== undefined && files !== undefined
-        ? await finishOutputFiles({ paths, sort: writer.needsSorting, client: options.disableAggregation ? undefined : client, totals, stalledAgents: stalls.stalledAgents, tally, countedAsZero: [...countedFailures, ...countedMissing] })
-        : {};
-    const health = paths !== undefined && files !== undefined && options.healthCheck !== false ? await checkOutputHealth(paths.output, options.healthCheck ?? {}, warn) : undefined;
-    return { paths, ...tally.counts, countedAsZero: { failures: countedFailures.length, missing: countedMissing.length }, invalidInputs: tally.invalidInputs, stoppedBecause: this.signal.reason, metrics: totals, aggregateMetrics, health };
+      progress.start(undefined);
+      await executor?.start(files?.runId ?? randomUUID(), files?.resumed ?? false);
+      estimateTotalAlongside(options, numRepeats, progress);
+      const tasks = readTasks({ ...taskOptions, router, onInvalid: (invalid) => tally.countInvalid(invalid) });
+      const budgetSeconds = options.dispatchBudgetSeconds;
+      const drainMargin = options.drainMarginSeconds ?? null;
+      if (budgetSeconds !== null && budgetSeconds !== undefined) warn(DispatchBudget.announcement(budgetSeconds, drainMargin));
+      try {
+        await launchRollouts({
+          tasks,
+          client,
+          done: files?.done,
+          prior: files?.prior,
+          inputFields,
+          tally,
+          signal: this.signal,
+          admission,
+          writer,
+          runner: executor === undefined ? new RetryingRunner(client as ServerClient, options, stalls.watch, this.signal) : executorRunner(executor),
+          recorder: new OutcomeRecorder(tally, writer, this.outcomes, this.signal, options.routeFailuresToSidecar === false),
+          tracing,
+          interleave: options.interleaveRepeats,
+          budget: budgetSeconds === null || budgetSeconds === undefined ? undefined : new DispatchBudget(budgetSeconds, drainMargin),
+        });
+      } finally {
+        await tracing.end();
+        stalls.watch?.stop();
+        await executor?.close();
+        await writer.close();
+        progress.stop();
+      }
+      writer.throwIfFailed(paths?.output);
+
+      // Every rollout in the output is in the metrics: this run's as they completed, an earlier run's from the resume pass.
+      const totals = metrics.result();
+      const aggregating = paths !== undefined && files !== undefined && !options.disableAggregation;
+      // As upstream, only a run that aggregates counts anything as 0.
+      const countedFailures = aggregating ? await failuresCountedAsZero(paths.failures, countedClassNames(options.countFailureClassesAsZero ?? [])) : [];
+      const countedMissing = aggregating ? tally.missing : [];
+      const aggregateMetrics =
+        paths !== undefined && files !== undefined
+          ? await finishOutputFiles({ paths, sort: writer.needsSorting, client: options.disableAggregation ? undefined : client, totals, stalledAgents: stalls.stalledAgents, tally, countedAsZero: [...countedFailures, ...countedMissing] })
+          : {};
+      const health = paths !== undefined && files !== undefined && options.healthCheck !== false ? await checkOutputHealth(paths.output, options.healthCheck ?? {}, warn) : undefined;
+      return { paths, ...tally.counts, countedAsZero: { failures: countedFailures.length, missing: countedMissing.length }, invalidInputs: tally.invalidInputs, stoppedBecause: this.signal.reason, metrics: totals, aggregateMetrics, health };
+    } finally {
+      await boxes?.close();
+    }
   }
 }
 

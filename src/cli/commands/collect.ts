@@ -58,6 +58,10 @@ const Parameters = z.object({
     description: "Start no rollout while this collector holds this much resident memory (2GiB, 512MiB, 75% of its cgroup's or machine's memory; null: no budget).",
     shownDefault: '80%',
   }),
+  memory_budget_counts_boxes: z
+    .boolean()
+    .default(false)
+    .describe("memory_budget also counts what the sandbox boxes on the container engine at DOCKER_HOST hold (each box's memory limit, else its use): for SWE and terminal tasks, whose boxes hold far more than the collector."),
   responses_create_params: z.record(z.string(), z.unknown()).default({}).describe('Overrides merged into each row, e.g. +responses_create_params.temperature=0.7.'),
   prompt_config: z
     .string()
@@ -310,6 +314,7 @@ Example:
       concurrency: inFlightCap(parameters.num_samples_in_parallel, parameters.max_resident_rollout_tasks) ?? (queue === undefined ? null : DEFAULT_QUEUE_IN_FLIGHT),
       // MemoryBudgetValue refused numbers (no unit): what is left is a string or null.
       memoryBudget: parameters.memory_budget as string | null | undefined,
+      memoryBudgetCountsBoxes: parameters.memory_budget_counts_boxes,
       responsesCreateParams: parameters.responses_create_params,
       prompt: prompt?.prompt,
       ordered: parameters.ordered,
