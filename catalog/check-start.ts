@@ -14,6 +14,8 @@ import { instancesOf, modelReferences, ownConfigFirst, POLICY_MODEL, readConfig,
 /** The values upstream's model server configs interpolate (`${policy_base_url}`, ...): where a model would be. */
 const PLACEHOLDER_ENDPOINT = ['+policy_base_url=http://127.0.0.1:1/v1', '+policy_api_key=catalog', '+policy_model_name=catalog'];
 
+const DOCKER_PROVIDER_CONFIG = (sitePackages: string) => join(sitePackages, 'nemo_gym', 'sandbox', 'providers', 'docker', 'configs', 'docker.yaml');
+
 interface TemplateHole {
   path: string[];
   kind: 'resources_server' | 'agent_server';
@@ -30,6 +32,20 @@ function templateHoles(value: unknown, path: string[] = []): TemplateHole[] {
     } else holes.push(...templateHoles(child, [...path, key]));
   }
   return holes;
+}
+
+/** The `sandbox_provider: <name>` references of a config whose `<name>` block it does not define itself. */
+function unboundSandboxProviders(tree: Record<string, unknown>): string[] {
+  const names = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null) return;
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      if (key === 'sandbox_provider' && typeof child === 'string') names.add(child);
+      else visit(child);
+    }
+  };
+  visit(tree);
+  return [...names].filter((name) => !(name in tree));
 }
 
 export async function checkStart(kind: Exclude<ServerKind, 'resources_servers'>, name: string, replayFile: string, options: RunOptions): Promise<ServerResult> {
@@ -68,6 +84,12 @@ export async function checkStart(kind: Exclude<ServerKind, 'resources_servers'>,
     workFolder,
   });
   if (holes.length > 0) args[0] = (args[0] as string).replace('+config_paths=[', `+config_paths=[${companion},`);
+  // A sandboxed agent names the provider block (`sandbox`) that upstream's provider configs define: it comes with
+  // upstream's docker provider config, unchanged, as upstream's own docs run it (ngym's engine serves it).
+  if (unboundSandboxProviders(tree).includes('sandbox')) {
+    args[0] = (args[0] as string).replace('+config_paths=[', `+config_paths=[${DOCKER_PROVIDER_CONFIG(sitePackages)},`);
+    result.note = [result.note, "upstream's docker provider config (nemo_gym/sandbox/providers/docker/configs/docker.yaml)"].filter(Boolean).join('; ');
+  }
   const gym = await startGym([...args, ...fill, ...endpoint], { logPath, timeoutMs: options.startTimeoutMs });
   result.builds = Object.fromEntries(gym.builds.map((build) => [build.folder, build.seconds]));
   if (!gym.ready) {

@@ -146,12 +146,15 @@ async function main(): Promise<number> {
     writeFileSync(catalogPath, `${JSON.stringify(catalogNow(), null, 2)}\n`);
   };
   await pool(resources, concurrency, async (job) => finish(await checkResourcesServer(planResourcesServer(wheel.sitePackages, job.name), options(job))));
+  // Earlier runs' resources servers count too: a run of agents alone (`npm run catalog -- responses_api_agents`) must
+  // not lose the agents that started only as part of a resources server's run.
+  const known = catalogNow().results;
   const startedAgents = new Map<string, string>();
-  for (const result of results) if (result.readySeconds !== undefined && result.agentImpl !== undefined && !startedAgents.has(result.agentImpl)) startedAgents.set(result.agentImpl, result.name);
+  for (const result of known) if (result.kind === 'resources_servers' && result.readySeconds !== undefined && result.agentImpl !== undefined && !startedAgents.has(result.agentImpl)) startedAgents.set(result.agentImpl, result.name);
   const replayFile = join(wheel.sitePackages, 'resources_servers', 'blackjack', 'data', 'example_rollouts.jsonl');
   await pool(others, concurrency, async (job) => {
     const via = job.kind === 'responses_api_agents' ? startedAgents.get(job.name) : undefined;
-    if (via !== undefined) finish({ name: job.name, kind: job.kind, status: 'started', via, hosting: hostingOf(results, via) });
+    if (via !== undefined) finish({ name: job.name, kind: job.kind, status: 'started', via, hosting: hostingOf(known, via) });
     else finish(await checkStart(job.kind as Exclude<ServerKind, 'resources_servers'>, job.name, replayFile, options(job)));
   });
 
