@@ -74,6 +74,7 @@ function typeName(schema: z.ZodType): string {
 /** A value as a YAML flow scalar or mapping, the way a user writes it in an override. */
 function flowYaml(value: unknown): string {
   if (value === null || typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return `[${value.map(flowYaml).join(', ')}]`;
   return `{${Object.entries(value).map(([key, item]) => `${key}: ${flowYaml(item)}`).join(', ')}}`;
 }
 

@@ -148,7 +148,6 @@ const Parameters = z.object({
   count_failure_classes_as_zero: z
     .array(z.string().min(1))
     .default([])
-    .meta({ shownDefault: '[]' })
     .describe(
       "Failure classes whose rollouts count as a reward of 0 in the aggregate metrics (<stem>_aggregate_metrics.json), so they stay in the denominator; the output and <stem>_failures.jsonl are unchanged. Upstream's agent_run_error is ngym's server_error, judge_failed, rejected and invalid_result; agent_request_failed is connection, timeout and rate_limited; ngym's own class names and an agent's own (timeout_exceeded, ...) work as they are.",
     ),
