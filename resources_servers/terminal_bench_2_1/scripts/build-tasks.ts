@@ -13,7 +13,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { callServer, startInProcessGym } from 'ngym/testing';
-import { PACKAGE_ROOT, type Row, solutionModel, taskNames, taskRow } from './task-rows.ts';
+import { PACKAGE_ROOT } from 'ngym/runtime';
+import { type Row, solutionModel, taskNames, taskRow } from './task-rows.ts';
 
 const log = (line: string) => process.stderr.write(`[terminal build-tasks] ${line}\n`);
 

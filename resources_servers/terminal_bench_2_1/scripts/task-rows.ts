@@ -3,13 +3,12 @@
  * that works a task as an agent would, running the task's solution/solve.sh with the `bash` tool, or giving up.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { ResponseItem } from 'ngym';
+import { PACKAGE_ROOT } from 'ngym/runtime';
 import { assistantMessage, functionCall, scriptedModel, usage } from 'ngym/testing';
 
-/** The package root: task folders are named relative to it in rows, as the server reads them. */
-export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+/** Task folders are named relative to the package root in rows, as the server reads them. */
 export const TASKS = 'resources_servers/terminal_bench_2_1/tasks';
 
 const BASH_TOOL = {
