@@ -9,6 +9,8 @@ import { hostname } from 'node:os';
 
 /** The environment variable that names the gym run to a server process (set by `ngym run` for its children). */
 export const RUN_ID_ENV = 'NGYM_RUN_ID';
+/** The label that names the gym run a box belongs to. */
+export const RUN_LABEL = 'ngym.run';
 
 /** A process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat); undefined when there is no such process. */
 function processStartTicks(pid: number | 'self'): string | undefined {

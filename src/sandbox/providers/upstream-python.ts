@@ -22,6 +22,7 @@ import { SandboxImageError } from '../images/image-errors.ts';
 import { ensureImage, type ImageMap, normalizeImageName } from '../images/image-map.ts';
 import { EngineClient } from './docker/engine-client.ts';
 import { reapDeadRunBoxes } from './docker/reaper.ts';
+import { RUN_LABEL } from './run-identity.ts';
 import { IMAGE_MAP_KEY, imageMapOf, WARM_POOL_KEY } from './registry.ts';
 
 /** The label that tells a box upstream's provider made for a Python server of `ngym run` from ngym's own. */
@@ -40,7 +41,7 @@ export interface UpstreamSandboxSetup {
 
 /** The labels a Python server's docker boxes get, as `docker run` arguments. */
 function labelArguments(runId: string): string[] {
-  return ['ngym.sandbox=1', `ngym.run=${runId}`, `${UPSTREAM_LABEL}=1`].flatMap((label) => ['--label', label]);
+  return ['ngym.sandbox=1', `${RUN_LABEL}=${runId}`, `${UPSTREAM_LABEL}=1`].flatMap((label) => ['--label', label]);
 }
 
 /** A docker block's settings with the run's labels added to `create.extra_run_args` (a copy; other keys as written). */
@@ -141,7 +142,7 @@ export async function removeUpstreamRunBoxes(runId: string, dockerHost = current
   const engine = new EngineClient(dockerHost, 4);
   try {
     // Both labels are checked here too: engines differ in whether two label filters must both match.
-    const boxes = (await engine.listContainers([`ngym.run=${runId}`, `${UPSTREAM_LABEL}=1`])).filter((box) => box.Labels?.['ngym.run'] === runId && box.Labels[UPSTREAM_LABEL] === '1');
+    const boxes = (await engine.listContainers([`${RUN_LABEL}=${runId}`, `${UPSTREAM_LABEL}=1`])).filter((box) => box.Labels?.[RUN_LABEL] === runId && box.Labels[UPSTREAM_LABEL] === '1');
     await Promise.all(boxes.map((box) => engine.removeContainer(box.Id).catch(() => false)));
     return boxes.length;
   } finally {

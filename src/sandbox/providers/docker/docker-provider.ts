@@ -33,11 +33,11 @@ import {
   type SandboxStatus,
 } from '../contract.ts';
 import { type ImageMap, resolveImage } from '../../images/image-map.ts';
-import { currentRunId } from '../run-identity.ts';
+import { currentRunId, RUN_LABEL } from '../run-identity.ts';
 import { applyExecArgs, applyRunArgs, type ContainerBody, type DockerProviderConfig, type ExecArgs, gpuRequest, parseDockerProviderConfig } from './docker-config.ts';
 import { EngineClient, EngineResponseError } from './engine-client.ts';
 import { reapDeadRunBoxes, SANDBOX_LABELS } from './reaper.ts';
-import { RUN_LABEL, RunBoxBound } from './run-box-bound.ts';
+import { RunBoxBound } from './run-box-bound.ts';
 import { WarmPool, type WarmPoolStats } from './warm-pool.ts';
 import { firstTarEntry, tarOneFile } from './tar.ts';
 

@@ -3,7 +3,7 @@
  * those a dead run left behind: what `ngym sandbox list|prune` shows and removes, and what a docker provider clears
  * before its first box.
  */
-import { runIsAlive } from '../run-identity.ts';
+import { RUN_LABEL, runIsAlive } from '../run-identity.ts';
 import type { ContainerSummary, EngineClient } from './engine-client.ts';
 
 /** Labels on every box ngym makes: upstream's (so its tools see ours) and ngym's own. */
@@ -26,7 +26,7 @@ export interface SandboxBoxInfo {
 
 function boxInfo(summary: ContainerSummary): SandboxBoxInfo {
   const labels = summary.Labels ?? {};
-  const runId = labels['ngym.run'] ?? null;
+  const runId = labels[RUN_LABEL] ?? null;
   return {
     name: (summary.Names[0] ?? summary.Id).replace(/^\//, ''),
     id: summary.Id,
@@ -50,7 +50,7 @@ export async function listSandboxBoxes(engine: EngineClient): Promise<SandboxBox
 
 /** Removes the boxes whose gym run is no longer alive; resolves to the removed ones. */
 export async function reapDeadRunBoxes(engine: EngineClient): Promise<SandboxBoxInfo[]> {
-  const dead = (await engine.listContainers(['ngym.run'])).map(boxInfo).filter((box) => !box.runAlive);
+  const dead = (await engine.listContainers([RUN_LABEL])).map(boxInfo).filter((box) => !box.runAlive);
   await Promise.all(dead.map((box) => engine.removeContainer(box.id).catch(() => false)));
   return dead;
 }

@@ -12,7 +12,8 @@ import { ownRunId } from '../run-identity.ts';
 import { type DockerBox, DockerSandboxProvider } from './docker-provider.ts';
 import { EngineClient } from './engine-client.ts';
 import { SANDBOX_LABELS } from './reaper.ts';
-import { HOLDER_LABEL, RUN_LABEL } from './run-box-bound.ts';
+import { RUN_LABEL } from '../run-identity.ts';
+import { HOLDER_LABEL } from './run-box-bound.ts';
 
 const engine = await containerEngineForTests();
 const runId = `${ownRunId()}-box-bound-test`;

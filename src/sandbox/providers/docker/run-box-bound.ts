@@ -15,13 +15,12 @@
  * after a random pause. Within a process, creates wait in arrival order and share one engine listing.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { ownRunId, runIsAlive } from '../run-identity.ts';
+import { ownRunId, RUN_LABEL, runIsAlive } from '../run-identity.ts';
 import { SandboxProviderError } from '../contract.ts';
 import type { EngineClient } from './engine-client.ts';
 
 /** The label naming the process that made a box (its holder), in run-identity's `host:pid:start` form. */
 export const HOLDER_LABEL = 'ngym.holder';
-export const RUN_LABEL = 'ngym.run';
 /** How often waiting creates look at the engine again for boxes other processes closed. */
 const POLL_MS = 250;
 

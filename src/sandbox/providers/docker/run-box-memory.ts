@@ -9,7 +9,7 @@
  */
 import { EngineClient } from './engine-client.ts';
 import { listSandboxBoxes } from './reaper.ts';
-import { RUN_LABEL } from './run-box-bound.ts';
+import { RUN_LABEL } from '../run-identity.ts';
 
 /** How often the figure is refreshed from the engine. */
 const REFRESH_MS = 250;

@@ -8,7 +8,7 @@ import { containerEngineForTests } from '../../../testing/container-engine.ts';
 import { ownRunId } from '../run-identity.ts';
 import { DockerSandboxProvider } from './docker-provider.ts';
 import { EngineClient } from './engine-client.ts';
-import { RUN_LABEL } from './run-box-bound.ts';
+import { RUN_LABEL } from '../run-identity.ts';
 
 const engine = await containerEngineForTests();
 const runId = `${ownRunId()}-warm-pool-test`;
